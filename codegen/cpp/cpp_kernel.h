@@ -1,0 +1,68 @@
+#pragma once
+/// The portable C++ emitter's per-op kernel bodies. Each node of the final graph becomes one
+/// function in the generated source; the framework (codegen/cpp/cpp_emitter.cpp) writes the
+/// signature and the emitter registered for the node's op writes the body, with every shape,
+/// stride and attribute baked in as a constant. One file per op family in codegen/cpp/,
+/// registered in codegen/cpp/all_kernels.cpp.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/code_writer.h"
+#include "graph/graph.h"
+#include "graph/status.h"
+
+namespace aotc::codegen {
+
+/// What a kernel emitter sees. The function being written has the signature
+///   static void <fn>(const T0* in0, const T1* in1, ..., U0* out0, ...)
+/// where Ti is the C type of input i's dtype (dtype_c_type: float, double, int64_t, uint16_t for
+/// f16/bf16, bool, ...). Absent optional inputs are passed as nullptr; `in[i]` is then "".
+/// Inputs and outputs never alias. The body starts at the writer's current indentation.
+struct CppKernel {
+  const Node& node;
+  std::vector<std::string> in;   ///< C names of the input pointers ("" for absent inputs).
+  std::vector<std::string> out;  ///< C names of the output pointers.
+  CodeWriter& w;
+};
+
+using CppKernelEmitter = std::function<Status(CppKernel&)>;
+
+class CppKernelRegistry {
+ public:
+  static const CppKernelRegistry& instance();
+  void add(const std::string& op, CppKernelEmitter e);
+  const CppKernelEmitter* find(const std::string& op) const;
+  std::vector<std::string> ops() const;
+
+ private:
+  std::map<std::string, CppKernelEmitter> emitters_;
+};
+
+// One registration function per kernel family file in codegen/cpp/.
+void register_elementwise_cpp_kernels(CppKernelRegistry& r);
+void register_matmul_cpp_kernels(CppKernelRegistry& r);
+void register_conv_cpp_kernels(CppKernelRegistry& r);
+void register_pool_cpp_kernels(CppKernelRegistry& r);
+void register_norm_cpp_kernels(CppKernelRegistry& r);
+void register_reduce_cpp_kernels(CppKernelRegistry& r);
+void register_shape_cpp_kernels(CppKernelRegistry& r);
+void register_gather_cpp_kernels(CppKernelRegistry& r);
+
+// Helpers for emitters.
+
+/// The C++ type arithmetic is done in for a dtype: float for f32/f16/bf16, double for f64, the
+/// integer type itself for integers, bool for bool.
+std::string compute_type(DType t);
+/// Expression reading element `index` of pointer `ptr` of dtype t, converted to compute_type
+/// (f16/bf16 decode through aotc_h2f / aotc_bf2f from runtime_stub/aotc_runtime.h).
+std::string load(DType t, const std::string& ptr, const std::string& index);
+/// Statement storing `value` (of compute_type) into element `index` of `ptr`.
+std::string store(DType t, const std::string& ptr, const std::string& index, const std::string& value);
+/// A C++ literal for a double in compute type t (handles inf/nan, exact round trip).
+std::string literal(DType t, double v);
+/// "{1, 2, 3}" for static initialisers of int64 arrays.
+std::string int_list(const std::vector<int64_t>& values);
+
+}  // namespace aotc::codegen

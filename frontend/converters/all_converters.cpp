@@ -1,0 +1,16 @@
+#include "frontend/converters/all_converters.h"
+
+namespace aotc::frontend {
+
+void register_all_converters(ConverterRegistry& r) {
+  register_elementwise_converters(r);
+  register_matmul_converters(r);
+  register_conv_converters(r);
+  register_pool_converters(r);
+  register_norm_converters(r);
+  register_reduce_converters(r);
+  register_shape_converters(r);
+  register_gather_converters(r);
+}
+
+}  // namespace aotc::frontend

@@ -1,0 +1,18 @@
+#pragma once
+#include "frontend/converter.h"
+
+namespace aotc::frontend {
+
+// One registration function per converter family file in frontend/converters/.
+void register_elementwise_converters(ConverterRegistry& r);
+void register_matmul_converters(ConverterRegistry& r);
+void register_conv_converters(ConverterRegistry& r);
+void register_pool_converters(ConverterRegistry& r);
+void register_norm_converters(ConverterRegistry& r);
+void register_reduce_converters(ConverterRegistry& r);
+void register_shape_converters(ConverterRegistry& r);
+void register_gather_converters(ConverterRegistry& r);
+
+void register_all_converters(ConverterRegistry& r);
+
+}  // namespace aotc::frontend

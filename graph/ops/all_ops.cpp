@@ -1,0 +1,16 @@
+#include "graph/ops/all_ops.h"
+
+namespace aotc {
+
+void register_all_ops(OpRegistry& r) {
+  register_elementwise_ops(r);
+  register_matmul_ops(r);
+  register_conv_ops(r);
+  register_pool_ops(r);
+  register_norm_ops(r);
+  register_reduce_ops(r);
+  register_shape_ops(r);
+  register_gather_ops(r);
+}
+
+}  // namespace aotc

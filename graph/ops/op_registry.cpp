@@ -1,0 +1,125 @@
+#include "graph/ops/op_registry.h"
+
+#include "graph/ops/all_ops.h"
+
+namespace aotc {
+
+const TensorData* InferContext::require_constant(int i, const std::string& role) {
+  if (const TensorData* d = input_value(i)) return d;
+  if (!has_input(i)) {
+    needs_constant_ = error("input {} ('{}') is required", i, role);
+    return nullptr;
+  }
+  needs_constant_ = Status::error(
+      ErrorKind::kNeedsConstant,
+      fmt::format("{}: input '{}' ({}) must be known at compile time", node_.describe(),
+                  node_.input(i)->name(), role));
+  return nullptr;
+}
+
+const OpRegistry& OpRegistry::instance() {
+  static const OpRegistry registry = [] {
+    OpRegistry r;
+    register_all_ops(r);
+    return r;
+  }();
+  return registry;
+}
+
+void OpRegistry::add(OpDef def) {
+  AOTC_INTERNAL_ASSERT(!ops_.count(def.name), "op {} registered twice", def.name);
+  AOTC_INTERNAL_ASSERT(def.infer != nullptr, "op {} has no shape inference", def.name);
+  std::string name = def.name;
+  ops_.emplace(std::move(name), std::move(def));
+}
+
+const OpDef* OpRegistry::find(const std::string& name) const {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : &it->second;
+}
+
+namespace {
+bool attr_matches(AttrKind kind, const AttrValue& v) {
+  switch (kind) {
+    case AttrKind::kInt: return std::holds_alternative<int64_t>(v);
+    case AttrKind::kFloat: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
+    case AttrKind::kString: return std::holds_alternative<std::string>(v);
+    case AttrKind::kInts: return std::holds_alternative<std::vector<int64_t>>(v);
+    case AttrKind::kFloats: return std::holds_alternative<std::vector<double>>(v);
+    case AttrKind::kStrings: return std::holds_alternative<std::vector<std::string>>(v);
+    case AttrKind::kTensor: return std::holds_alternative<TensorData>(v);
+  }
+  return false;
+}
+}  // namespace
+
+Status check_schema(const OpDef& def, const Node& node) {
+  int n_in = node.num_inputs();
+  if (n_in < def.min_inputs || (def.max_inputs >= 0 && n_in > def.max_inputs)) {
+    return invalid_model("{}: has {} inputs, expected {}..{}", node.describe(), n_in,
+                         def.min_inputs, def.max_inputs < 0 ? std::string("n") : std::to_string(def.max_inputs));
+  }
+  for (int i = 0; i < std::min(n_in, def.min_inputs); ++i) {
+    if (!node.input(i)) return invalid_model("{}: required input {} is missing", node.describe(), i);
+  }
+  int n_out = node.num_outputs();
+  if (n_out < def.min_outputs || (def.max_outputs >= 0 && n_out > def.max_outputs)) {
+    return invalid_model("{}: has {} outputs, expected {}..{}", node.describe(), n_out,
+                         def.min_outputs, def.max_outputs < 0 ? std::string("n") : std::to_string(def.max_outputs));
+  }
+  for (const auto& [name, value] : node.attrs().all()) {
+    const AttrSpec* spec = nullptr;
+    for (const AttrSpec& s : def.attrs)
+      if (s.name == name) spec = &s;
+    if (!spec) return invalid_model("{}: unknown attribute '{}'", node.describe(), name);
+    if (!attr_matches(spec->kind, value))
+      return invalid_model("{}: attribute '{}' has the wrong type", node.describe(), name);
+  }
+  for (const AttrSpec& s : def.attrs) {
+    if (s.required && !node.attrs().has(s.name))
+      return invalid_model("{}: required attribute '{}' is missing", node.describe(), s.name);
+  }
+  return Status::ok();
+}
+
+Expected<std::vector<TensorType>> infer_types(const Node& node) {
+  const OpDef* def = OpRegistry::instance().find(node.op());
+  if (!def) return unsupported("{}: unknown op '{}'", node.describe(), node.op());
+  AOTC_RETURN_IF_ERROR(check_schema(*def, node));
+  InferContext ctx(node);
+  Status s = def->infer(ctx);
+  if (!ctx.needs_constant_status().is_ok()) return ctx.needs_constant_status();
+  if (!s.is_ok()) return s;
+  std::vector<TensorType> out;
+  for (int i = 0; i < node.num_outputs(); ++i) {
+    if (!ctx.output_types()[i])
+      return internal_error("{}: shape inference did not set output {}", node.describe(), i);
+    out.push_back(*ctx.output_types()[i]);
+  }
+  return out;
+}
+
+Status infer_node(Node& node) {
+  AOTC_ASSIGN_OR_RETURN(std::vector<TensorType> types, infer_types(node));
+  for (int i = 0; i < node.num_outputs(); ++i) node.output(i)->set_type(std::move(types[i]));
+  return Status::ok();
+}
+
+Expected<std::vector<TensorData>> evaluate_node(const Node& node,
+                                                const std::vector<const TensorData*>& inputs) {
+  const OpDef* def = OpRegistry::instance().find(node.op());
+  if (!def) return unsupported("{}: unknown op '{}'", node.describe(), node.op());
+  if (!def->reference) return unsupported("{}: op has no reference implementation", node.describe());
+  AOTC_ASSIGN_OR_RETURN(std::vector<TensorData> out, def->reference(node, inputs));
+  if (static_cast<int>(out.size()) != node.num_outputs())
+    return internal_error("{}: reference produced {} outputs", node.describe(), out.size());
+  for (int i = 0; i < node.num_outputs(); ++i) {
+    const TensorType& t = node.output(i)->type();
+    if (out[i].dtype() != t.dtype || make_shape(out[i].dims()) != t.shape)
+      return internal_error("{}: reference output {} is {} but inference says {}", node.describe(),
+                            i, out[i].type().to_string(), t.to_string());
+  }
+  return out;
+}
+
+}  // namespace aotc

@@ -1,0 +1,9 @@
+// Op family 'pool': schema, shape inference, reference implementation and traits.
+#include "graph/ops/all_ops.h"
+#include "graph/ops/op_helpers.h"
+
+namespace aotc {
+
+void register_pool_ops(OpRegistry& r) {}
+
+}  // namespace aotc

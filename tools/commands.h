@@ -1,0 +1,16 @@
+#pragma once
+/// Subcommands of the aotc CLI; each lives in its own file and adds itself to the app.
+#include <CLI/CLI.hpp>
+
+namespace aotc::tools {
+
+/// `aotc compile MODEL --target T -o DIR ...` (compile_command.cpp).
+void add_compile_command(CLI::App& app);
+/// `aotc inspect MODEL` (inspect_command.cpp).
+void add_inspect_command(CLI::App& app);
+/// `aotc targets` (targets_command.cpp).
+void add_targets_command(CLI::App& app);
+/// `aotc eval MODEL --input FILE.pb ...`: runs the reference interpreter (eval_command.cpp).
+void add_eval_command(CLI::App& app);
+
+}  // namespace aotc::tools
