@@ -12,5 +12,7 @@ void add_inspect_command(CLI::App& app);
 void add_targets_command(CLI::App& app);
 /// `aotc eval MODEL --input FILE.pb ...`: runs the reference interpreter (eval_command.cpp).
 void add_eval_command(CLI::App& app);
+/// `aotc opt FILE.aotc --pass=NAME`: runs passes on textual IR, for golden tests (opt_command.cpp).
+void add_opt_command(CLI::App& app);
 
 }  // namespace aotc::tools

@@ -1,0 +1,53 @@
+/* The runner library: the `<name>_run` program of every package is a few generated lines that
+ * describe the model and call aotc_runner_main. Contract (users and tests rely on it):
+ *
+ *   <name>_run [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N]
+ *
+ * reads inputs as ONNX TensorProto files in graph-input order (dtype and dims must match the
+ * model; with no --input, deterministic inputs are generated), runs the model, writes
+ * output_<k>.pb (TensorProto) in graph-output order into DIR (default: the current folder) and,
+ * with --bench N, runs N more times and prints "median X ms (min Y ms, max Z ms, N runs)". */
+#ifndef AOTC_RUNNER_H
+#define AOTC_RUNNER_H
+
+#include "aotc_runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One graph input or output. dtype is the ONNX TensorProto.DataType number. */
+typedef struct aotc_tensor_desc {
+  const char* name;
+  int onnx_dtype;
+  int rank;
+  const int64_t* dims;
+  size_t bytes;
+} aotc_tensor_desc;
+
+typedef struct aotc_model_desc {
+  const char* name;
+  size_t arena_bytes;
+  size_t weights_bytes;
+  int num_inputs;
+  const aotc_tensor_desc* inputs;
+  int num_outputs;
+  const aotc_tensor_desc* outputs;
+  /* Non-NULL when the weights are compiled into the binary (--embed-weights). */
+  const void* embedded_weights;
+  /* Default weights file name, looked up next to the executable when --weights is not given. */
+  const char* weights_file;
+  /* The model's C API (see the package's include/<name>.h). ctx points to context_bytes. */
+  size_t context_bytes;
+  aotc_status (*init)(void* ctx, void* arena, const void* weights);
+  aotc_status (*run)(void* ctx, const void* const* inputs, void* const* outputs);
+} aotc_model_desc;
+
+/* Parses the command line, runs the model and returns the process exit code (0 on success). */
+int aotc_runner_main(int argc, char** argv, const aotc_model_desc* model);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AOTC_RUNNER_H */
