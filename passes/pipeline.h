@@ -1,0 +1,30 @@
+#pragma once
+/// The pass pipeline: one readable list of passes in pipeline.cpp, each with a one-line reason.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/status.h"
+
+namespace aotc {
+
+struct PipelineOptions {
+  /// Print the IR after these passes ("all" prints after every pass).
+  std::vector<std::string> print_ir_after;
+  /// Run Graph::verify() after every pass and stop at the first failure, naming the pass.
+  bool verify_each = false;
+  /// Where printed IR goes; nullptr means std::cerr.
+  std::ostream* ir_out = nullptr;
+};
+
+/// Runs the target-independent pipeline (canonicalize, fold, remove dead code, ...).
+Status run_pipeline(Graph& graph, const PipelineOptions& options);
+
+/// Names of the passes of run_pipeline, in order (for --print-ir-after validation and docs).
+std::vector<std::string> pipeline_pass_names();
+
+/// Runs one pass by name (for `aotc opt --pass=NAME` and golden tests).
+Status run_pass(Graph& graph, const std::string& name);
+
+}  // namespace aotc
