@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite: set-up and build, unit and golden tests, the ONNX node conformance suite
+# end to end (regenerates docs/conformance.md), and the 9 light models against onnxruntime.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh || exit 1
+
+status=0
+echo "== unit and golden tests"
+(cd build && ctest --output-on-failure -j"$(nproc)") || status=1
+
+echo "== ONNX node conformance (x86-64)"
+python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64 \
+  --work build/conformance --report docs/conformance.md || status=1
+
+echo "== light models against onnxruntime (x86-64)"
+python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
+  --work build/light_models || status=1
+
+[ $status -eq 0 ] && echo "test.sh: all suites passed" || echo "test.sh: FAILURES above"
+exit $status

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Compiles the 9 ONNX "light" models with aotc and compares them with onnxruntime.
+
+The light models (onnx/backend/test/data/light, opset 9) ship with their large weights replaced by
+ConstantOfShape(0.02) placeholders, so their reference outputs are constant and test almost no
+numerics. This script swaps every placeholder for a seeded random initializer shaped for its
+consumer (He-scaled conv and dense weights, well-conditioned batch-norm parameters), then:
+  1. runs the model with onnxruntime on a seeded random input (the oracle);
+  2. compiles it with `aotc compile --target T`, builds all packages in one CMake super-project;
+  3. runs each package's runner and requires relative L2 error <= 1e-4 against onnxruntime.
+Exit status is non-zero when any model fails. A last line "N passed, M failed" summarises.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+MODELS = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50",
+          "shufflenet", "squeezenet", "vgg19", "zfnet512"]
+TOLERANCE = 1e-4
+
+
+def consumers(graph, name, through=("Unsqueeze", "Reshape", "Squeeze")):
+    """(op_type, input index) of the nodes that use `name`, looking through shape-only ops."""
+    out = []
+    for node in graph.node:
+        for i, inp in enumerate(node.input):
+            if inp == name:
+                if node.op_type in through:
+                    out += consumers(graph, node.output[0], through)
+                else:
+                    out.append((node.op_type, i))
+    return out
+
+
+def random_weight(rng, shape, uses):
+    """Random data for a placeholder, scaled for how it is used so activations stay O(1)."""
+    shape = tuple(int(d) for d in shape)
+    op, idx = uses[0] if uses else ("", -1)
+    if op in ("Conv", "Gemm", "MatMul") and idx == 1 and len(shape) >= 2:
+        fan_in = int(np.prod(shape[1:])) if op != "MatMul" else shape[0]
+        return rng.normal(0.0, np.sqrt(2.0 / fan_in), shape)
+    if op == "BatchNormalization":
+        if idx in (1,):
+            return rng.uniform(0.8, 1.2, shape)
+        if idx == 4:
+            return rng.uniform(0.5, 1.5, shape)
+        return rng.normal(0.0, 0.1, shape)
+    if op == "Mul":
+        return rng.uniform(0.8, 1.2, shape)
+    return rng.normal(0.0, 0.05, shape)
+
+
+def randomize(model, seed):
+    """Replaces every ConstantOfShape fed by a constant shape with a random initializer."""
+    rng = np.random.default_rng(seed)
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    keep, replaced = [], 0
+    for node in g.node:
+        if node.op_type == "ConstantOfShape" and node.input[0] in inits:
+            shape = numpy_helper.to_array(inits[node.input[0]])
+            data = random_weight(rng, shape, consumers(g, node.output[0])).astype(np.float32)
+            g.initializer.append(numpy_helper.from_array(data, node.output[0]))
+            replaced += 1
+        else:
+            keep.append(node)
+    del g.node[:]
+    g.node.extend(keep)
+    return replaced
+
+
+def rel_l2(actual, expected):
+    a, e = actual.astype(np.float64).ravel(), expected.astype(np.float64).ravel()
+    return float(np.linalg.norm(a - e) / max(np.linalg.norm(e), 1e-30))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--aotc", default="build/aotc")
+    ap.add_argument("--target", default="x86-64")
+    ap.add_argument("--work", default="build/light_models")
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+    import onnxruntime as ort
+
+    aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
+    if work.exists():
+        shutil.rmtree(work)
+    (work / "pkgs").mkdir(parents=True)
+    names = [m for m in args.models.split(",") if m]
+    failures, compiled, expected, inputs = {}, [], {}, {}
+    t0 = time.time()
+    for k, name in enumerate(names):
+        model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
+        n = randomize(model, seed=1000 + k)
+        model_dir = work / "models"
+        model_dir.mkdir(exist_ok=True)
+        path = model_dir / f"{name}.onnx"
+        onnx.save(model, str(path))
+        rng = np.random.default_rng(k)
+        inp = model.graph.input[0]
+        shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+        x = rng.uniform(0.0, 1.0, shape).astype(np.float32)
+        (work / f"{name}_input.pb").write_bytes(numpy_helper.from_array(x, inp.name).SerializeToString())
+        inputs[name] = work / f"{name}_input.pb"
+        sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        expected[name] = sess.run(None, {inp.name: x})[0]
+        p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
+                            str(work / "pkgs" / name), "--name", name], capture_output=True, text=True)
+        if p.returncode != 0:
+            failures[name] = "compile failed: " + " ".join(p.stderr.split())[:400]
+        else:
+            compiled.append(name)
+        print(f"light: {name}: {n} placeholders randomized, compile "
+              f"{'ok' if p.returncode == 0 else 'FAILED'} ({time.time() - t0:.0f} s)", flush=True)
+
+    if compiled:
+        (work / "CMakeLists.txt").write_text(
+            "cmake_minimum_required(VERSION 3.16)\nproject(aotc_light_models C CXX)\n" +
+            "".join(f"add_subdirectory(pkgs/{n} {n})\n" for n in compiled))
+        subprocess.run(["cmake", "-S", str(work), "-B", str(work / "build"), "-G", "Ninja",
+                        "-DCMAKE_BUILD_TYPE=Release"], check=True, capture_output=True)
+        b = subprocess.run(["ninja", "-C", str(work / "build"), "-k", "0", f"-j{args.jobs}"],
+                           capture_output=True, text=True)
+        (work / "build.log").write_text(b.stdout + b.stderr)
+        print(f"light: packages built ({time.time() - t0:.0f} s)", flush=True)
+
+    for name in compiled:
+        runner = work / "build" / name / f"{name}_run"
+        if not runner.exists():
+            failures[name] = "package did not build (see build.log)"
+            continue
+        out = work / "out" / name
+        t1 = time.time()
+        p = subprocess.run([str(runner), "--input", str(inputs[name]), "--output-dir", str(out)],
+                           capture_output=True, text=True, timeout=900)
+        if p.returncode != 0:
+            failures[name] = "runner failed: " + " ".join(p.stderr.split())[:400]
+            continue
+        t = onnx.TensorProto()
+        t.ParseFromString((out / "output_0.pb").read_bytes())
+        actual = numpy_helper.to_array(t)
+        exp = expected[name]
+        if actual.shape != exp.shape or actual.dtype != exp.dtype:
+            failures[name] = f"output is {actual.dtype}{list(actual.shape)}, onnxruntime gives {exp.dtype}{list(exp.shape)}"
+            continue
+        err = rel_l2(actual, exp)
+        status = "ok" if err <= TOLERANCE else "FAILED"
+        print(f"light: {name}: relative L2 error {err:.2e} ({status}), run {time.time() - t1:.1f} s", flush=True)
+        if err > TOLERANCE:
+            failures[name] = f"relative L2 error {err:.2e} > {TOLERANCE:g}"
+
+    for name, why in failures.items():
+        print(f"FAILED light model {name}: {why}")
+    passed = len(names) - len(failures)
+    print(f"{passed} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
