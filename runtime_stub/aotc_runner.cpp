@@ -1,0 +1,431 @@
+// The runner library behind every package's `<name>_run` program; contract in aotc_runner.h.
+//
+// C++17 and the standard library only. Errors are reported as "<name>_run: error: <message>" on
+// stderr and turned into a non-zero exit code; nothing here aborts the process (allocation
+// failures are caught at the entry point). Exit codes: 0 success, 1 a failure while loading or
+// running, 2 a usage error.
+#include "aotc_runner.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "aotc_tensor_proto.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kAlignment = 64;  // what init() checks for the arena and the weights
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+using AlignedBuffer = std::unique_ptr<void, FreeDeleter>;
+
+// A zeroed 64-byte-aligned block. aligned_alloc needs a size that is a multiple of the
+// alignment, and a zero-size request would give a pointer the model may reject as NULL, so the
+// size is rounded up to at least one block.
+AlignedBuffer allocate_aligned(size_t bytes) {
+  if (bytes > SIZE_MAX - kAlignment) throw std::bad_alloc();
+  size_t rounded = std::max(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+  void* p = std::aligned_alloc(kAlignment, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  std::memset(p, 0, rounded);
+  return AlignedBuffer(p);
+}
+
+std::string shape_string(int rank, const int64_t* dims) {
+  std::string s = "[";
+  for (int i = 0; i < rank; ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+uint64_t numel_of(const aotc_tensor_desc& d) {
+  uint64_t n = 1;
+  for (int i = 0; i < d.rank; ++i) n *= static_cast<uint64_t>(d.dims[i]);
+  return n;
+}
+
+struct Options {
+  std::vector<std::string> inputs;
+  std::string output_dir = ".";
+  std::string weights;
+  long bench_runs = 0;
+  bool help = false;
+};
+
+class Runner {
+ public:
+  Runner(const aotc_model_desc& model, const char* argv0)
+      : model_(model), program_(std::string(model.name ? model.name : "model") + "_run"),
+        argv0_(argv0 ? argv0 : "") {}
+
+  int main(int argc, char** argv);
+
+  void error(const char* format, ...) __attribute__((format(printf, 2, 3))) {
+    std::fprintf(stderr, "%s: error: ", program_.c_str());
+    va_list args;
+    va_start(args, format);
+    std::vfprintf(stderr, format, args);
+    va_end(args);
+    std::fputc('\n', stderr);
+  }
+
+ private:
+  bool parse_args(int argc, char** argv);
+  void print_usage() const;
+  bool check_description();
+  bool load_weights();
+  bool load_input(int k, const std::string& path);
+  bool generate_input(int k);
+  bool write_outputs();
+  bool bench(long runs);
+
+  const aotc_model_desc& model_;
+  std::string program_;
+  std::string argv0_;
+  Options options_;
+  AlignedBuffer context_, arena_, weights_buffer_;
+  const void* weights_ = nullptr;
+  std::vector<AlignedBuffer> inputs_, outputs_;
+  std::vector<const void*> input_ptrs_;
+  std::vector<void*> output_ptrs_;
+};
+
+bool Runner::parse_args(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      options_.help = true;
+      continue;
+    }
+    // Accept both "--flag VALUE" and "--flag=VALUE".
+    std::string flag = arg, value;
+    bool has_value = false;
+    if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      flag = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    if (flag != "--input" && flag != "--output-dir" && flag != "--weights" && flag != "--bench") {
+      error("unknown argument '%s' (see --help)", arg.c_str());
+      return false;
+    }
+    if (!has_value) {
+      if (i + 1 >= argc) {
+        error("%s needs a value", flag.c_str());
+        return false;
+      }
+      value = argv[++i];
+    }
+    if (flag == "--input") {
+      options_.inputs.push_back(value);
+    } else if (flag == "--output-dir") {
+      options_.output_dir = value;
+    } else if (flag == "--weights") {
+      options_.weights = value;
+    } else {
+      char* end = nullptr;
+      errno = 0;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || errno != 0 || n < 1) {
+        error("--bench needs a positive number of runs, got '%s'", value.c_str());
+        return false;
+      }
+      options_.bench_runs = n;
+    }
+  }
+  return true;
+}
+
+void Runner::print_usage() const {
+  std::printf(
+      "usage: %s [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N]\n\n"
+      "Runs the model '%s' once and writes output_<k>.pb (ONNX TensorProto) for each output.\n\n"
+      "  --input FILE.pb   an input as an ONNX TensorProto, in graph-input order; give one per\n"
+      "                    input or none (then deterministic inputs are generated)\n"
+      "  --output-dir DIR  where to write the outputs (default: current folder; created)\n"
+      "  --weights FILE    weights file (default: %s)\n"
+      "  --bench N         run N more times and print latency statistics\n\n",
+      program_.c_str(), model_.name ? model_.name : "model",
+      model_.embedded_weights ? "the weights compiled into this program"
+      : model_.weights_file   ? model_.weights_file
+                              : "none needed");
+  auto list = [](const char* title, int n, const aotc_tensor_desc* descs) {
+    std::printf("%s:\n", title);
+    for (int k = 0; k < n; ++k)
+      std::printf("  %d %s %s%s\n", k, descs[k].name ? descs[k].name : "?",
+                  aotc_onnx_dtype_name(descs[k].onnx_dtype),
+                  shape_string(descs[k].rank, descs[k].dims).c_str());
+  };
+  list("inputs", model_.num_inputs, model_.inputs);
+  list("outputs", model_.num_outputs, model_.outputs);
+}
+
+// Catches code-generator bugs here, with a message, instead of as a heap overflow in run().
+bool Runner::check_description() {
+  if (!model_.init || !model_.run || model_.num_inputs < 0 || model_.num_outputs < 0 ||
+      (model_.num_inputs > 0 && !model_.inputs) || (model_.num_outputs > 0 && !model_.outputs)) {
+    error("the model description is incomplete");
+    return false;
+  }
+  for (int io = 0; io < 2; ++io) {
+    int n = io ? model_.num_outputs : model_.num_inputs;
+    const aotc_tensor_desc* descs = io ? model_.outputs : model_.inputs;
+    for (int k = 0; k < n; ++k) {
+      const aotc_tensor_desc& d = descs[k];
+      int ok = 0;
+      bool dims_ok = d.rank >= 0 && (d.rank == 0 || d.dims);
+      for (int i = 0; dims_ok && i < d.rank; ++i) dims_ok = d.dims[i] >= 0;
+      if (dims_ok) ok = aotc_onnx_dtype_bytes(d.onnx_dtype, numel_of(d), &ok) == d.bytes && ok;
+      if (!ok) {
+        error("the model description of %s %d is inconsistent (dtype %s, shape %s, %zu bytes)",
+              io ? "output" : "input", k, aotc_onnx_dtype_name(d.onnx_dtype),
+              dims_ok ? shape_string(d.rank, d.dims).c_str() : "?", d.bytes);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The weights file defaults to desc->weights_file next to the executable, so a package's
+// program works from any current folder. /proc/self/exe is exact on Linux; argv[0] covers
+// systems without procfs when the program was started by path.
+bool Runner::load_weights() {
+  if (model_.embedded_weights && options_.weights.empty()) {
+    weights_ = model_.embedded_weights;
+    if (reinterpret_cast<uintptr_t>(weights_) % kAlignment != 0) {  // copy rather than fail
+      weights_buffer_ = allocate_aligned(model_.weights_bytes);
+      std::memcpy(weights_buffer_.get(), weights_, model_.weights_bytes);
+      weights_ = weights_buffer_.get();
+    }
+    return true;
+  }
+  weights_buffer_ = allocate_aligned(model_.weights_bytes);
+  weights_ = weights_buffer_.get();
+  std::string path = options_.weights;
+  if (path.empty()) {
+    if (model_.weights_bytes == 0) return true;
+    if (!model_.weights_file) {
+      error("the model needs %zu bytes of weights; pass --weights FILE", model_.weights_bytes);
+      return false;
+    }
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) exe = fs::path(argv0_);
+    path = (exe.parent_path() / model_.weights_file).string();
+  }
+  aotc_status st = aotc_load_weights_file(path.c_str(), weights_buffer_.get(), model_.weights_bytes);
+  if (st != AOTC_OK) {
+    error("cannot load weights from '%s' (expecting %zu bytes): %s", path.c_str(),
+          model_.weights_bytes, aotc_status_string(st));
+    return false;
+  }
+  return true;
+}
+
+bool read_file(const std::string& path, std::vector<uint8_t>* bytes) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  uint8_t chunk[1 << 16];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) bytes->insert(bytes->end(), chunk, chunk + n);
+  bool ok = !std::ferror(f);
+  std::fclose(f);
+  return ok;
+}
+
+bool Runner::load_input(int k, const std::string& path) {
+  const aotc_tensor_desc& d = model_.inputs[k];
+  const char* name = d.name ? d.name : "?";
+  std::vector<uint8_t> bytes;
+  if (!read_file(path, &bytes)) {
+    error("cannot read input %d '%s' from '%s': %s", k, name, path.c_str(), std::strerror(errno));
+    return false;
+  }
+  aotc_tensor_proto t;
+  aotc_status st = aotc_tensor_proto_parse(bytes.data(), bytes.size(), &t);
+  if (st != AOTC_OK) {
+    error("input %d '%s' (%s) is not a valid TensorProto: %s", k, name, path.c_str(), t.error);
+    return false;
+  }
+  if (t.data_type != d.onnx_dtype) {
+    error("input %d '%s' (%s) has dtype %s, but the model expects %s", k, name, path.c_str(),
+          aotc_onnx_dtype_name(t.data_type), aotc_onnx_dtype_name(d.onnx_dtype));
+    return false;
+  }
+  if (t.rank != d.rank || !std::equal(t.dims, t.dims + t.rank, d.dims)) {
+    error("input %d '%s' (%s) has shape %s, but the model expects %s", k, name, path.c_str(),
+          shape_string(t.rank, t.dims).c_str(), shape_string(d.rank, d.dims).c_str());
+    return false;
+  }
+  inputs_[k] = allocate_aligned(d.bytes);
+  st = aotc_tensor_proto_decode(&t, inputs_[k].get(), d.bytes);
+  if (st != AOTC_OK) {
+    error("input %d '%s' (%s): %s", k, name, path.c_str(), t.error);
+    return false;
+  }
+  return true;
+}
+
+// Deterministic data for runs without --input: floats arange(n)/n, integers i % 7, bools i % 2.
+bool Runner::generate_input(int k) {
+  const aotc_tensor_desc& d = model_.inputs[k];
+  inputs_[k] = allocate_aligned(d.bytes);
+  uint64_t n = numel_of(d);
+  uint8_t* p = static_cast<uint8_t*>(inputs_[k].get());
+  for (uint64_t i = 0; i < n; ++i) {
+    float f = static_cast<float>(i) / static_cast<float>(n);
+    uint64_t m = i % 7;
+    switch (d.onnx_dtype) {
+      case 1: std::memcpy(p + 4 * i, &f, 4); break;
+      case 11: {
+        double x = static_cast<double>(i) / static_cast<double>(n);
+        std::memcpy(p + 8 * i, &x, 8);
+        break;
+      }
+      case 10: {
+        uint16_t h = aotc_f2h(f);
+        std::memcpy(p + 2 * i, &h, 2);
+        break;
+      }
+      case 16: {
+        uint16_t h = aotc_f2bf(f);
+        std::memcpy(p + 2 * i, &h, 2);
+        break;
+      }
+      case 9: p[i] = static_cast<uint8_t>(i % 2); break;
+      case 2: case 3: p[i] = static_cast<uint8_t>(m); break;                        // u8, i8
+      case 4: case 5: std::memcpy(p + 2 * i, &m, 2); break;                         // u16, i16
+      case 6: case 12: std::memcpy(p + 4 * i, &m, 4); break;                        // i32, u32
+      case 7: case 13: std::memcpy(p + 8 * i, &m, 8); break;                        // i64, u64
+      default:
+        error("cannot generate input %d '%s' of dtype %s; pass --input files", k,
+              d.name ? d.name : "?", aotc_onnx_dtype_name(d.onnx_dtype));
+        return false;
+    }
+  }
+  return true;
+}
+
+bool Runner::write_outputs() {
+  std::error_code ec;
+  fs::path dir(options_.output_dir);
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec)) {
+    error("cannot create output folder '%s'%s%s", options_.output_dir.c_str(), ec ? ": " : "",
+          ec ? ec.message().c_str() : "");
+    return false;
+  }
+  for (int k = 0; k < model_.num_outputs; ++k) {
+    const aotc_tensor_desc& d = model_.outputs[k];
+    std::vector<uint8_t> message(aotc_tensor_proto_encoded_size(d.name, d.rank, d.dims, d.bytes));
+    size_t written = 0;
+    aotc_status st = aotc_tensor_proto_write(d.name, d.onnx_dtype, d.rank, d.dims, outputs_[k].get(),
+                                             d.bytes, message.data(), message.size(), &written);
+    std::string path = (dir / ("output_" + std::to_string(k) + ".pb")).string();
+    if (st != AOTC_OK) {
+      error("cannot encode output %d: %s", k, aotc_status_string(st));
+      return false;
+    }
+    FILE* f = std::fopen(path.c_str(), "wb");
+    bool ok = f && std::fwrite(message.data(), 1, written, f) == written;
+    if (f && std::fclose(f) != 0) ok = false;
+    if (!ok) {
+      error("cannot write '%s': %s", path.c_str(), std::strerror(errno));
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Runner::bench(long runs) {
+  std::vector<double> ms;
+  ms.reserve(static_cast<size_t>(runs));
+  for (long r = 0; r < runs; ++r) {
+    double start = aotc_now_ms();
+    aotc_status st = model_.run(context_.get(), input_ptrs_.data(), output_ptrs_.data());
+    ms.push_back(aotc_now_ms() - start);
+    if (st != AOTC_OK) {
+      error("benchmark run %ld failed: %s", r + 1, aotc_status_string(st));
+      return false;
+    }
+  }
+  std::sort(ms.begin(), ms.end());
+  size_t n = ms.size();
+  double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+  std::printf("median %.3f ms (min %.3f ms, max %.3f ms, %ld runs)\n", median, ms.front(),
+              ms.back(), runs);
+  return true;
+}
+
+int Runner::main(int argc, char** argv) {
+  if (!parse_args(argc, argv)) return 2;
+  if (options_.help) {
+    print_usage();
+    return 0;
+  }
+  if (!check_description()) return 1;
+  size_t given = options_.inputs.size();
+  if (given != 0 && given != static_cast<size_t>(model_.num_inputs)) {
+    std::string names;
+    for (int k = 0; k < model_.num_inputs; ++k)
+      names += std::string(k ? ", " : "") + (model_.inputs[k].name ? model_.inputs[k].name : "?");
+    error("expected %d --input files (one per graph input: %s), got %zu", model_.num_inputs,
+          names.c_str(), given);
+    return 2;
+  }
+  if (!load_weights()) return 1;
+  inputs_.resize(static_cast<size_t>(model_.num_inputs));
+  for (int k = 0; k < model_.num_inputs; ++k)
+    if (!(given ? load_input(k, options_.inputs[static_cast<size_t>(k)]) : generate_input(k)))
+      return 1;
+  for (int k = 0; k < model_.num_outputs; ++k)
+    outputs_.push_back(allocate_aligned(model_.outputs[k].bytes));
+  for (auto& b : inputs_) input_ptrs_.push_back(b.get());
+  for (auto& b : outputs_) output_ptrs_.push_back(b.get());
+
+  context_ = allocate_aligned(model_.context_bytes);
+  arena_ = allocate_aligned(model_.arena_bytes);
+  aotc_status st = model_.init(context_.get(), arena_.get(), weights_);
+  if (st != AOTC_OK) {
+    error("model initialization failed: %s", aotc_status_string(st));
+    return 1;
+  }
+  st = model_.run(context_.get(), input_ptrs_.data(), output_ptrs_.data());
+  if (st != AOTC_OK) {
+    error("model run failed: %s", aotc_status_string(st));
+    return 1;
+  }
+  if (!write_outputs()) return 1;
+  if (options_.bench_runs > 0 && !bench(options_.bench_runs)) return 1;
+  return 0;
+}
+
+}  // namespace
+
+extern "C" int aotc_runner_main(int argc, char** argv, const aotc_model_desc* model) {
+  if (model == nullptr) {
+    std::fprintf(stderr, "aotc_runner_main: error: NULL model description\n");
+    return 2;
+  }
+  Runner runner(*model, argc > 0 ? argv[0] : nullptr);
+  try {
+    return runner.main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    runner.error("out of memory");
+  } catch (const std::exception& e) {
+    runner.error("%s", e.what());
+  }
+  return 1;
+}
