@@ -20,4 +20,17 @@ struct PrintOptions {
 std::string print_graph(const Graph& graph, const PrintOptions& options = {});
 Expected<std::unique_ptr<Graph>> parse_graph(std::string_view text);
 
+/// The IR spelling of a type, e.g. `f32[1x3x?seq]`, `i64[]` for a scalar, with a placement
+/// suffix such as `#segmented(axis=1, tiles=4)` when the distribution is not the default.
+std::string print_type(const TensorType& type);
+
+/// The IR spelling of a constant's contents: `dense<[1.0, 2.5]>`, `dense<0.0>` when every element
+/// is equal (a splat, printed whatever the size), or `elided<0x...>` (the FNV-1a hash) for
+/// tensors with more than `max_elements` elements.
+std::string print_tensor_data(const TensorData& data, int64_t max_elements);
+
+/// `name` when it is a bare identifier of the IR ([A-Za-z0-9_.-]+), otherwise a quoted string
+/// with C escapes. Used for value, node, graph and attribute names.
+std::string print_name(std::string_view name);
+
 }  // namespace aotc
