@@ -1,9 +1,332 @@
-// Op family 'norm': schema, shape inference, reference implementation and traits.
+// Op family 'norm': BatchNormalization, LayerNormalization, Softmax, LogSoftmax and LRN, in their
+// latest ONNX forms (BatchNormalization-15, LayerNormalization-17, Softmax/LogSoftmax-13,
+// LRN-13). Older forms are rewritten by frontend/converters/norm.cpp (for example the 2-D
+// coercion of Softmax before opset 13 becomes Reshape -> Softmax -> Reshape).
+//
+// The reference implementations compute in double precision whatever the input dtype.
+#include <cmath>
+#include <limits>
+
 #include "graph/ops/all_ops.h"
 #include "graph/ops/op_helpers.h"
 
 namespace aotc {
+namespace {
 
-void register_norm_ops(OpRegistry& r) {}
+Status require_float(const InferContext& ctx, int i, const char* role) {
+  DType t = ctx.input_type(i).dtype;
+  if (!is_float(t)) return ctx.error("{} must be a floating-point tensor, got {}", role, dtype_name(t));
+  return Status::ok();
+}
+
+// --- BatchNormalization ----------------------------------------------------------------------
+
+/// The channel axis: 1 for N x C x D1... inputs. A 1-D input is its own channel axis, which is
+/// what the ONNX reference's numpy broadcasting of the [C] operands amounts to.
+int bn_channel_axis(int rank) { return rank >= 2 ? 1 : 0; }
+
+Status infer_batch_norm(InferContext& ctx) {
+  const TensorType& x = ctx.input_type(0);
+  if (x.rank() < 1) return ctx.error("X must have rank >= 1, got a scalar");
+  AOTC_RETURN_IF_ERROR(require_float(ctx, 0, "X"));
+  const Dim& channels = x.shape[bn_channel_axis(x.rank())];
+  static const char* kRoles[] = {"X", "scale", "B", "input_mean", "input_var"};
+  for (int i = 1; i <= 4; ++i) {
+    AOTC_RETURN_IF_ERROR(require_float(ctx, i, kRoles[i]));
+    const TensorType& t = ctx.input_type(i);
+    if (t.rank() != 1 || !(t.shape[0] == channels))
+      return ctx.error("{} must have shape [{}] (one value per channel), got {}", kRoles[i],
+                       shape_to_string({channels}), t.to_string());
+  }
+  // BatchNormalization-15 lets scale/B (T1) and mean/var (T2) differ from X (T), in pairs.
+  if (ctx.input_type(1).dtype != ctx.input_type(2).dtype)
+    return ctx.error("scale and B must have the same dtype");
+  if (ctx.input_type(3).dtype != ctx.input_type(4).dtype)
+    return ctx.error("input_mean and input_var must have the same dtype");
+
+  bool training = ctx.attrs().get_int("training_mode", 0) != 0;
+  if (!training && ctx.node().num_outputs() > 1)
+    return ctx.error("outputs running_mean and running_var are only produced when training_mode=1");
+  ctx.set_output_type(0, x);
+  for (int i = 1; i < ctx.node().num_outputs(); ++i) ctx.set_output_type(i, ctx.input_type(3));
+  return Status::ok();
+}
+
+Expected<std::vector<TensorData>> reference_batch_norm(const Node& node, const std::vector<const TensorData*>& in) {
+  const TensorData& x = *in[0];
+  const TensorData &scale = *in[1], &bias = *in[2], &in_mean = *in[3], &in_var = *in[4];
+  double eps = node.attrs().get_float("epsilon", 1e-5);
+  double momentum = node.attrs().get_float("momentum", 0.9);
+  bool training = node.attrs().get_int("training_mode", 0) != 0;
+  int axis = bn_channel_axis(x.rank());
+  int64_t outer = product(x.dims(), 0, axis), channels = x.dims()[axis], inner = product(x.dims(), axis + 1);
+
+  std::vector<double> mean(channels), var(channels);
+  for (int64_t c = 0; c < channels; ++c) {
+    if (!training) {
+      mean[c] = in_mean.get_double(c);
+      var[c] = in_var.get_double(c);
+      continue;
+    }
+    // Training mode normalises with the batch statistics (population variance, as the spec's
+    // reference does) and blends them into the running statistics.
+    double sum = 0, sq = 0, n = static_cast<double>(outer * inner);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) sum += x.get_double((o * channels + c) * inner + i);
+    mean[c] = sum / n;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        double d = x.get_double((o * channels + c) * inner + i) - mean[c];
+        sq += d * d;
+      }
+    var[c] = sq / n;
+  }
+
+  TensorData y(x.dtype(), x.dims());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c) {
+      double a = scale.get_double(c) / std::sqrt(var[c] + eps);
+      double b = bias.get_double(c) - mean[c] * a;
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t k = (o * channels + c) * inner + i;
+        y.set_double(k, x.get_double(k) * a + b);
+      }
+    }
+  std::vector<TensorData> out;
+  out.push_back(std::move(y));
+  for (int k = 1; k < node.num_outputs(); ++k) {
+    const TensorData& running = k == 1 ? in_mean : in_var;
+    const std::vector<double>& batch = k == 1 ? mean : var;
+    TensorData r(running.dtype(), running.dims());
+    for (int64_t c = 0; c < channels; ++c)
+      r.set_double(c, running.get_double(c) * momentum + batch[c] * (1 - momentum));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// --- LayerNormalization ----------------------------------------------------------------------
+
+/// The IR dtype of an ONNX TensorProto.DataType number allowed for stash_type.
+std::optional<DType> stash_dtype(int64_t onnx_type) {
+  switch (onnx_type) {
+    case 1: return DType::kFloat32;
+    case 10: return DType::kFloat16;
+    case 11: return DType::kFloat64;
+    case 16: return DType::kBFloat16;
+    default: return std::nullopt;
+  }
+}
+
+/// True when `s` broadcasts unidirectionally (numpy rules, right-aligned) to `target`.
+bool broadcasts_to(const Shape& s, const Shape& target) {
+  if (s.size() > target.size()) return false;
+  size_t off = target.size() - s.size();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i].is_static() && s[i].value == 1) continue;
+    if (!(s[i] == target[off + i])) return false;
+  }
+  return true;
+}
+
+Status infer_layer_norm(InferContext& ctx) {
+  const TensorType& x = ctx.input_type(0);
+  AOTC_RETURN_IF_ERROR(require_float(ctx, 0, "X"));
+  if (x.rank() < 1) return ctx.error("X must have rank >= 1, got a scalar");
+  int64_t axis_attr = ctx.attrs().get_int("axis", -1);
+  std::optional<int> axis = normalize_axis(axis_attr, x.rank());
+  if (!axis) return ctx.error("axis {} is out of range for a rank-{} input", axis_attr, x.rank());
+  Shape normalized(x.shape.begin() + *axis, x.shape.end());
+  for (int i = 1; i <= 2 && ctx.has_input(i); ++i) {
+    const char* role = i == 1 ? "Scale" : "B";
+    AOTC_RETURN_IF_ERROR(require_float(ctx, i, role));
+    if (!broadcasts_to(ctx.input_type(i).shape, normalized))
+      return ctx.error("{} of shape {} does not broadcast to the normalized shape {}", role,
+                       shape_to_string(ctx.input_type(i).shape), shape_to_string(normalized));
+  }
+  int64_t stash = ctx.attrs().get_int("stash_type", 1);
+  std::optional<DType> stash_t = stash_dtype(stash);
+  if (!stash_t) return ctx.error("stash_type {} is not a floating-point ONNX dtype", stash);
+
+  ctx.set_output_type(0, x);
+  TensorType stat{*stash_t, Shape(x.shape.begin(), x.shape.begin() + *axis)};
+  stat.shape.resize(x.shape.size(), Dim(1));
+  for (int i = 1; i < ctx.node().num_outputs(); ++i) ctx.set_output_type(i, stat);
+  return Status::ok();
+}
+
+/// For each position in `target` dims, the flat index into a tensor of dims `s` broadcast to it.
+std::vector<int64_t> broadcast_index_map(const std::vector<int64_t>& s, const std::vector<int64_t>& target) {
+  std::vector<int64_t> strides = broadcast_strides(s, target);
+  std::vector<int64_t> map;
+  for_each_index(target, [&](const std::vector<int64_t>& idx) {
+    int64_t k = 0;
+    for (size_t i = 0; i < idx.size(); ++i) k += idx[i] * strides[i];
+    map.push_back(k);
+  });
+  return map;
+}
+
+Expected<std::vector<TensorData>> reference_layer_norm(const Node& node, const std::vector<const TensorData*>& in) {
+  const TensorData& x = *in[0];
+  int axis = *normalize_axis(node.attrs().get_int("axis", -1), x.rank());
+  double eps = node.attrs().get_float("epsilon", 1e-5);
+  std::vector<int64_t> norm_dims(x.dims().begin() + axis, x.dims().end());
+  int64_t outer = product(x.dims(), 0, axis), inner = product(norm_dims);
+  std::vector<int64_t> scale_map = broadcast_index_map(in[1]->dims(), norm_dims);
+  const TensorData* bias = in.size() > 2 ? in[2] : nullptr;
+  std::vector<int64_t> bias_map = bias ? broadcast_index_map(bias->dims(), norm_dims) : std::vector<int64_t>{};
+
+  TensorData y(x.dtype(), x.dims());
+  std::vector<TensorData> stats;
+  for (int k = 1; k < node.num_outputs(); ++k)
+    stats.emplace_back(node.output(k)->dtype(), static_dims(node.output(k)->shape()));
+  for (int64_t o = 0; o < outer; ++o) {
+    double sum = 0, sq = 0;
+    for (int64_t j = 0; j < inner; ++j) sum += x.get_double(o * inner + j);
+    double mean = sum / static_cast<double>(inner);
+    for (int64_t j = 0; j < inner; ++j) {
+      double d = x.get_double(o * inner + j) - mean;
+      sq += d * d;
+    }
+    double inv_std = 1.0 / std::sqrt(sq / static_cast<double>(inner) + eps);
+    for (int64_t j = 0; j < inner; ++j) {
+      double v = (x.get_double(o * inner + j) - mean) * inv_std * in[1]->get_double(scale_map[j]);
+      if (bias) v += bias->get_double(bias_map[j]);
+      y.set_double(o * inner + j, v);
+    }
+    if (stats.size() > 0) stats[0].set_double(o, mean);
+    if (stats.size() > 1) stats[1].set_double(o, inv_std);
+  }
+  std::vector<TensorData> out;
+  out.push_back(std::move(y));
+  for (TensorData& s : stats) out.push_back(std::move(s));
+  return out;
+}
+
+// --- Softmax / LogSoftmax --------------------------------------------------------------------
+
+Status infer_softmax(InferContext& ctx) {
+  const TensorType& x = ctx.input_type(0);
+  AOTC_RETURN_IF_ERROR(require_float(ctx, 0, "input"));
+  int64_t axis = ctx.attrs().get_int("axis", -1);
+  // A scalar has no axis; ONNX shape inference accepts it only for axis 0 / -1 with rank >= 1.
+  if (!normalize_axis(axis, x.rank()))
+    return ctx.error("axis {} is out of range for a rank-{} input", axis, x.rank());
+  ctx.set_output_type(0, x);
+  return Status::ok();
+}
+
+/// Softmax along one axis with max subtraction, so that large inputs do not overflow exp.
+Expected<std::vector<TensorData>> reference_softmax(const Node& node, const std::vector<const TensorData*>& in,
+                                                    bool log) {
+  const TensorData& x = *in[0];
+  int axis = *normalize_axis(node.attrs().get_int("axis", -1), x.rank());
+  int64_t outer = product(x.dims(), 0, axis), n = x.dims()[axis], inner = product(x.dims(), axis + 1);
+  TensorData y(x.dtype(), x.dims());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t k) { return (o * n + k) * inner + i; };
+      double mx = -std::numeric_limits<double>::infinity();
+      for (int64_t k = 0; k < n; ++k) mx = std::max(mx, x.get_double(at(k)));
+      double sum = 0;
+      for (int64_t k = 0; k < n; ++k) sum += std::exp(x.get_double(at(k)) - mx);
+      for (int64_t k = 0; k < n; ++k) {
+        double shifted = x.get_double(at(k)) - mx;
+        y.set_double(at(k), log ? shifted - std::log(sum) : std::exp(shifted) / sum);
+      }
+    }
+  return std::vector<TensorData>{std::move(y)};
+}
+
+// --- LRN -------------------------------------------------------------------------------------
+
+Status infer_lrn(InferContext& ctx) {
+  const TensorType& x = ctx.input_type(0);
+  AOTC_RETURN_IF_ERROR(require_float(ctx, 0, "X"));
+  if (x.rank() < 2) return ctx.error("X must have rank >= 2 (N x C x ...), got rank {}", x.rank());
+  int64_t size = ctx.attrs().get_int("size", 0);
+  if (size < 1) return ctx.error("size must be >= 1, got {}", size);
+  ctx.set_output_type(0, x);
+  return Status::ok();
+}
+
+/// The channel window of LRN around channel c, per the spec:
+/// [max(0, c - floor((size-1)/2)), min(C-1, c + ceil((size-1)/2))].
+std::pair<int64_t, int64_t> lrn_window(int64_t c, int64_t channels, int64_t size) {
+  return {std::max<int64_t>(0, c - (size - 1) / 2), std::min<int64_t>(channels - 1, c + size / 2)};
+}
+
+Expected<std::vector<TensorData>> reference_lrn(const Node& node, const std::vector<const TensorData*>& in) {
+  const TensorData& x = *in[0];
+  int64_t size = node.attrs().get_int("size", 1);
+  double alpha = node.attrs().get_float("alpha", 1e-4), beta = node.attrs().get_float("beta", 0.75),
+         bias = node.attrs().get_float("bias", 1.0);
+  int64_t batch = x.dims()[0], channels = x.dims()[1], inner = product(x.dims(), 2);
+  TensorData y(x.dtype(), x.dims());
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t c = 0; c < channels; ++c) {
+      auto [lo, hi] = lrn_window(c, channels, size);
+      for (int64_t i = 0; i < inner; ++i) {
+        double sq = 0;
+        for (int64_t k = lo; k <= hi; ++k) {
+          double v = x.get_double((b * channels + k) * inner + i);
+          sq += v * v;
+        }
+        int64_t at = (b * channels + c) * inner + i;
+        y.set_double(at, x.get_double(at) / std::pow(bias + alpha / static_cast<double>(size) * sq, beta));
+      }
+    }
+  return std::vector<TensorData>{std::move(y)};
+}
+
+}  // namespace
+
+void register_norm_ops(OpRegistry& r) {
+  {
+    OpDef def;
+    def.name = "BatchNormalization";
+    def.min_inputs = def.max_inputs = 5;
+    def.max_outputs = 3;
+    def.attrs = {{"epsilon", AttrKind::kFloat}, {"momentum", AttrKind::kFloat}, {"training_mode", AttrKind::kInt}};
+    def.infer = infer_batch_norm;
+    def.reference = reference_batch_norm;
+    def.summary = "Per-channel normalisation (channel axis 1); training_mode=1 uses batch statistics.";
+    r.add(std::move(def));
+  }
+  {
+    OpDef def;
+    def.name = "LayerNormalization";
+    def.min_inputs = 2;
+    def.max_inputs = 3;
+    def.max_outputs = 3;
+    def.attrs = {{"axis", AttrKind::kInt}, {"epsilon", AttrKind::kFloat}, {"stash_type", AttrKind::kInt}};
+    def.infer = infer_layer_norm;
+    def.reference = reference_layer_norm;
+    def.summary = "Normalises over the axes from `axis` on; optional Mean and InvStdDev outputs.";
+    r.add(std::move(def));
+  }
+  for (bool log : {false, true}) {
+    OpDef def;
+    def.name = log ? "LogSoftmax" : "Softmax";
+    def.attrs = {{"axis", AttrKind::kInt}};
+    def.infer = infer_softmax;
+    def.reference = [log](const Node& node, const std::vector<const TensorData*>& in) {
+      return reference_softmax(node, in, log);
+    };
+    def.summary = log ? "log(softmax(x)) along one axis." : "Softmax along one axis (max-subtracted).";
+    r.add(std::move(def));
+  }
+  {
+    OpDef def;
+    def.name = "LRN";
+    def.attrs = {{"size", AttrKind::kInt, true}, {"alpha", AttrKind::kFloat}, {"beta", AttrKind::kFloat},
+                 {"bias", AttrKind::kFloat}};
+    def.infer = infer_lrn;
+    def.reference = reference_lrn;
+    def.summary = "Local response normalisation across channels.";
+    r.add(std::move(def));
+  }
+}
 
 }  // namespace aotc
