@@ -1,0 +1,141 @@
+// The target-independent pass pipeline, top to bottom, with the reason each step sits where it
+// does. Pass implementations live one per file (passes/<name>.cpp) and are registered in
+// passes/passes.def; this file only orders them and adds the debugging hooks.
+#include "passes/pipeline.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "graph/ir_text.h"
+#include "passes/passes.h"
+
+namespace aotc {
+namespace {
+
+struct PipelineStep {
+  std::string_view pass;
+  std::string_view why;
+};
+
+// clang-format off
+const PipelineStep kPipeline[] = {
+    {"fold-shapes",              "static shapes turn Shape/Size into constants, so the Reshape/Expand targets computed from them become known"},
+    {"fold-constants",           "evaluates what now depends only on constants: weights built by ConstantOfShape, the shape arithmetic, Cast/Transpose of weights"},
+    {"fold-batchnorm-into-conv", "needs the BatchNormalization parameters as constants, which the folds above produce; saves a pass over every activation"},
+    {"remove-dead-code",         "last: drops what the folds orphaned (shape subgraphs, original weights of folded BatchNorms)"},
+};
+// clang-format on
+
+bool wants_print(const PipelineOptions& options, std::string_view pass) {
+  return std::any_of(options.print_ir_after.begin(), options.print_ir_after.end(),
+                     [&](const std::string& p) { return p == "all" || p == pass; });
+}
+
+}  // namespace
+
+std::vector<std::string> pipeline_pass_names() {
+  std::vector<std::string> names;
+  for (const PipelineStep& s : kPipeline) names.emplace_back(s.pass);
+  return names;
+}
+
+Status run_pipeline(Graph& graph, const PipelineOptions& options) {
+  std::vector<std::string> names = pipeline_pass_names();
+  for (const std::string& p : options.print_ir_after) {
+    if (p != "all" && std::find(names.begin(), names.end(), p) == names.end()) {
+      std::vector<std::string> valid{"all"};
+      for (const std::string& n : names)
+        if (std::find(valid.begin(), valid.end(), n) == valid.end()) valid.push_back(n);
+      return invalid_model("unknown pass '{}' in --print-ir-after; valid names: {}", p,
+                           fmt::join(valid, ", "));
+    }
+  }
+  std::ostream& out = options.ir_out ? *options.ir_out : std::cerr;
+  const int num_steps = static_cast<int>(std::size(kPipeline));
+  for (int i = 0; i < num_steps; ++i) {
+    std::string_view pass = kPipeline[i].pass;
+    auto result = run_named_pass(graph, pass);
+    if (!result) {
+      return result.status().with_context(
+          fmt::format("{}: pass '{}' (step {} of {})", graph.name(), pass, i + 1, num_steps));
+    }
+    if (options.verify_each) {
+      if (Status s = graph.verify(); !s.is_ok()) {
+        return s.with_context(fmt::format("{}: the graph is invalid after pass '{}' (step {} of {})",
+                                          graph.name(), pass, i + 1, num_steps));
+      }
+    }
+    if (wants_print(options, pass)) {
+      out << fmt::format("// ----- IR after {} (step {} of {}): {} -----\n", pass, i + 1, num_steps,
+                         result->stats.to_string())
+          << print_graph(graph) << std::flush;
+    }
+  }
+  return Status::ok();
+}
+
+Status run_pass(Graph& graph, const std::string& name) {
+  auto result = run_named_pass(graph, name);
+  return result ? Status::ok() : result.status();
+}
+
+// ---- Registry and statistics ----
+
+const std::vector<PassInfo>& registered_passes() {
+  static const std::vector<PassInfo> passes = {
+#define AOTC_PASS(flag, function, summary) PassInfo{flag, &function, summary},
+#include "passes/passes.def"
+#undef AOTC_PASS
+  };
+  return passes;
+}
+
+const PassInfo* find_pass(std::string_view name) {
+  for (const PassInfo& p : registered_passes())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+Expected<PassResult> run_named_pass(Graph& graph, std::string_view name) {
+  const PassInfo* info = find_pass(name);
+  if (!info) {
+    std::vector<std::string_view> valid;
+    for (const PassInfo& p : registered_passes()) valid.push_back(p.name);
+    return invalid_model("unknown pass '{}'; valid passes: {}", name, fmt::join(valid, ", "));
+  }
+  PassResult result;
+  AOTC_ASSIGN_OR_RETURN(result.changed, info->run(graph, result.stats));
+  return result;
+}
+
+PassStatistics::Counter& PassStatistics::entry(std::string_view name, bool is_bytes) {
+  for (Counter& c : counters_)
+    if (c.name == name) return c;
+  counters_.push_back(Counter{std::string(name), 0, is_bytes});
+  return counters_.back();
+}
+
+int64_t PassStatistics::get(std::string_view counter) const {
+  for (const Counter& c : counters_)
+    if (c.name == counter) return c.value;
+  return 0;
+}
+
+std::string PassStatistics::to_string() const {
+  std::vector<std::string> parts;
+  for (const Counter& c : counters_) {
+    if (c.value == 0) continue;
+    parts.push_back(c.is_bytes ? fmt::format("{} {}", format_bytes(c.value), c.name)
+                               : fmt::format("{} {}", c.value, c.name));
+  }
+  return parts.empty() ? "no change" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string format_bytes(int64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KB", bytes / 1024.0);
+  if (bytes < int64_t{1024} * 1024 * 1024) return fmt::format("{:.1f} MB", bytes / (1024.0 * 1024.0));
+  return fmt::format("{:.2f} GB", bytes / (1024.0 * 1024.0 * 1024.0));
+}
+
+}  // namespace aotc
