@@ -1,8 +1,247 @@
-// Portable C++ kernel bodies for the 'norm' op family.
+// Portable C++ kernel bodies for the 'norm' op family (graph/ops/norm.cpp): BatchNormalization,
+// LayerNormalization, Softmax, LogSoftmax and LRN.
+//
+// Precision: elementwise arithmetic runs in the compute type (float for f16/bf16/f32), while
+// statistics (sums for means, variances and softmax denominators) accumulate in double, which
+// costs little next to the exp/sqrt calls and keeps long rows close to the double reference.
+#include <cmath>
+
 #include "codegen/cpp/cpp_kernel.h"
+#include "graph/ops/op_helpers.h"
 
 namespace aotc::codegen {
+namespace {
 
-void register_norm_cpp_kernels(CppKernelRegistry& r) {}
+std::vector<int64_t> dims_of(const Value* v) { return static_dims(v->shape()); }
+
+/// A double constant with its decimal value as a comment (the literal itself is exact hex).
+void emit_double_constant(CodeWriter& w, const std::string& name, double v) {
+  w.line("constexpr double {} = {};  // {}", name, literal(DType::kFloat64, v), v);
+}
+
+// --- BatchNormalization ----------------------------------------------------------------------
+
+Status emit_batch_norm(CppKernel& k) {
+  const Node& node = k.node;
+  const Value* x = node.input(0);
+  std::vector<int64_t> dims = dims_of(x);
+  int axis = dims.size() >= 2 ? 1 : 0;
+  int64_t batch = product(dims, 0, axis), channels = dims[axis], spatial = product(dims, axis + 1);
+  bool training = node.attrs().get_int("training_mode", 0) != 0;
+  DType xt = x->dtype(), st = node.input(1)->dtype(), mt = node.input(3)->dtype();
+  std::string ct = compute_type(xt);
+  CodeWriter& w = k.w;
+
+  w.line("// BatchNormalization of {} ({}), channel axis {}.", x->type().to_string(),
+         training ? "training mode: batch statistics" : "inference", axis);
+  w.line("constexpr int64_t kBatch = {}, kChannels = {}, kSpatial = {};", batch, channels, spatial);
+  emit_double_constant(w, "kEpsilon", node.attrs().get_float("epsilon", 1e-5));
+  if (training) {
+    emit_double_constant(w, "kMomentum", node.attrs().get_float("momentum", 0.9));
+    w.line("constexpr double kCount = static_cast<double>(kBatch * kSpatial);");
+  }
+  std::string at = "(n * kChannels + c) * kSpatial + s";
+  w.open("for (int64_t c = 0; c < kChannels; ++c)");
+  if (training) {
+    w.line("double sum = 0.0;");
+    w.open("for (int64_t n = 0; n < kBatch; ++n)");
+    w.line("for (int64_t s = 0; s < kSpatial; ++s) sum += {};", load(xt, k.in[0], at));
+    w.close();
+    w.line("const double mean = sum / kCount;");
+    w.line("double sq = 0.0;  // second pass: no cancellation from E[x^2] - E[x]^2");
+    w.open("for (int64_t n = 0; n < kBatch; ++n)");
+    w.open("for (int64_t s = 0; s < kSpatial; ++s)");
+    w.line("const double d = {} - mean;", load(xt, k.in[0], at));
+    w.line("sq += d * d;");
+    w.close();
+    w.close();
+    w.line("const double var = sq / kCount;  // population variance, as the ONNX reference");
+    std::string mct = compute_type(mt);
+    if (k.out.size() > 1)
+      w.line("{}", store(mt, k.out[1], "c", fmt::format("static_cast<{}>({} * kMomentum + mean * (1.0 - kMomentum))",
+                                                        mct, load(mt, k.in[3], "c"))));
+    if (k.out.size() > 2)
+      w.line("{}", store(mt, k.out[2], "c", fmt::format("static_cast<{}>({} * kMomentum + var * (1.0 - kMomentum))",
+                                                        mct, load(mt, k.in[4], "c"))));
+  } else {
+    w.line("const double mean = {};", load(mt, k.in[3], "c"));
+    w.line("const double var = {};", load(mt, k.in[4], "c"));
+  }
+  // y = (x - mean) * a + B: subtracting the mean first keeps precision when x is close to a
+  // large mean, where folding everything into x * a + b would cancel.
+  w.line("const {0} a = static_cast<{0}>({1} / std::sqrt(var + kEpsilon));", ct, load(st, k.in[1], "c"));
+  w.line("const {0} m = static_cast<{0}>(mean);", ct);
+  w.line("const {0} b = {1};", ct, load(st, k.in[2], "c"));
+  w.open("for (int64_t n = 0; n < kBatch; ++n)");
+  w.open("for (int64_t s = 0; s < kSpatial; ++s)");
+  w.line("{}", store(xt, k.out[0], at, fmt::format("({} - m) * a + b", load(xt, k.in[0], at))));
+  w.close();
+  w.close();
+  w.close();
+  return Status::ok();
+}
+
+// --- LayerNormalization ----------------------------------------------------------------------
+
+/// The index into Scale or B (dims `s`) for column `c` of the normalized block (dims `norm`):
+/// `c` itself when the shapes agree, 0 for a single value, otherwise the broadcast index.
+std::string broadcast_index(const std::vector<int64_t>& s, const std::vector<int64_t>& norm) {
+  if (product(s) == product(norm)) return "c";
+  if (product(s) == 1) return "0";
+  std::vector<int64_t> strides = broadcast_strides(s, norm);
+  std::vector<int64_t> norm_strides = row_major_strides(norm);
+  std::string expr;
+  for (size_t i = 0; i < norm.size(); ++i) {
+    if (strides[i] == 0) continue;
+    if (!expr.empty()) expr += " + ";
+    expr += fmt::format("(c / {} % {}) * {}", norm_strides[i], norm[i], strides[i]);
+  }
+  return expr;
+}
+
+Status emit_layer_norm(CppKernel& k) {
+  const Node& node = k.node;
+  const Value* x = node.input(0);
+  std::vector<int64_t> dims = dims_of(x);
+  int axis = *normalize_axis(node.attrs().get_int("axis", -1), x->rank());
+  std::vector<int64_t> norm(dims.begin() + axis, dims.end());
+  DType xt = x->dtype();
+  std::string ct = compute_type(xt);
+  CodeWriter& w = k.w;
+
+  w.line("// LayerNormalization of {} over the last {} axes; statistics in double.",
+         x->type().to_string(), norm.size());
+  w.line("constexpr int64_t kRows = {}, kCols = {};", product(dims, 0, axis), product(norm));
+  emit_double_constant(w, "kEpsilon", node.attrs().get_float("epsilon", 1e-5));
+  w.open("for (int64_t r = 0; r < kRows; ++r)");
+  w.line("const int64_t base = r * kCols;");
+  w.line("double sum = 0.0;");
+  w.line("for (int64_t c = 0; c < kCols; ++c) sum += {};", load(xt, k.in[0], "base + c"));
+  w.line("const double mean = sum / static_cast<double>(kCols);");
+  w.line("double sq = 0.0;");
+  w.open("for (int64_t c = 0; c < kCols; ++c)");
+  w.line("const double d = {} - mean;", load(xt, k.in[0], "base + c"));
+  w.line("sq += d * d;");
+  w.close();
+  w.line("const double inv_std = 1.0 / std::sqrt(sq / static_cast<double>(kCols) + kEpsilon);");
+  w.line("const {0} m = static_cast<{0}>(mean), s = static_cast<{0}>(inv_std);", ct);
+  w.open("for (int64_t c = 0; c < kCols; ++c)");
+  std::string value = fmt::format("({} - m) * s * {}", load(xt, k.in[0], "base + c"),
+                                  load(node.input(1)->dtype(), k.in[1], broadcast_index(dims_of(node.input(1)), norm)));
+  if (node.input(2))
+    value += " + " + load(node.input(2)->dtype(), k.in[2], broadcast_index(dims_of(node.input(2)), norm));
+  w.line("{}", store(xt, k.out[0], "base + c", value));
+  w.close();
+  for (int i = 1; i < static_cast<int>(k.out.size()); ++i) {
+    DType t = node.output(i)->dtype();
+    w.line("{}", store(t, k.out[i], "r",
+                       fmt::format("static_cast<{}>({})", compute_type(t), i == 1 ? "mean" : "inv_std")));
+  }
+  w.close();
+  return Status::ok();
+}
+
+// --- Softmax / LogSoftmax --------------------------------------------------------------------
+
+Status emit_softmax(CppKernel& k) {
+  const Node& node = k.node;
+  const Value* x = node.input(0);
+  bool log = node.op() == "LogSoftmax";
+  std::vector<int64_t> dims = dims_of(x);
+  int axis = *normalize_axis(node.attrs().get_int("axis", -1), x->rank());
+  int64_t outer = product(dims, 0, axis), n = dims[axis], inner = product(dims, axis + 1);
+  DType xt = x->dtype();
+  std::string ct = compute_type(xt);
+  CodeWriter& w = k.w;
+
+  w.line("// {} of {} along axis {}: max-subtracted so exp never overflows; sum in double.", node.op(),
+         x->type().to_string(), axis);
+  w.line("constexpr int64_t kOuter = {}, kAxis = {}, kInner = {};", outer, n, inner);
+  w.open("for (int64_t o = 0; o < kOuter; ++o)");
+  std::string at;
+  if (inner == 1) {
+    w.line("const int64_t base = o * kAxis;");
+    at = "base + k";
+  } else {
+    w.open("for (int64_t i = 0; i < kInner; ++i)");
+    w.line("const int64_t base = o * kAxis * kInner + i;");
+    at = "base + k * kInner";
+  }
+  w.line("{0} mx = -std::numeric_limits<{0}>::infinity();", ct);
+  w.line("for (int64_t k = 0; k < kAxis; ++k) mx = std::max(mx, {});", load(xt, k.in[0], at));
+  w.line("double sum = 0.0;");
+  // With f32/f64 outputs the exponentials are parked in the output and rescaled; narrower
+  // outputs would round them, so they are recomputed instead.
+  bool park = !log && (xt == DType::kFloat32 || xt == DType::kFloat64);
+  w.open("for (int64_t k = 0; k < kAxis; ++k)");
+  w.line("const {} e = std::exp({} - mx);", ct, load(xt, k.in[0], at));
+  if (park) w.line("{}", store(xt, k.out[0], at, "e"));
+  w.line("sum += e;");
+  w.close();
+  if (log) {
+    w.line("const {0} log_sum = static_cast<{0}>(std::log(sum));", ct);
+    w.line("for (int64_t k = 0; k < kAxis; ++k) {}",
+           store(xt, k.out[0], at, fmt::format("{} - mx - log_sum", load(xt, k.in[0], at))));
+  } else {
+    w.line("const {0} inv_sum = static_cast<{0}>(1.0 / sum);", ct);
+    std::string e = park ? fmt::format("{}[{}]", k.out[0], at) : fmt::format("std::exp({} - mx)", load(xt, k.in[0], at));
+    w.line("for (int64_t k = 0; k < kAxis; ++k) {}", store(xt, k.out[0], at, e + " * inv_sum"));
+  }
+  if (inner != 1) w.close();
+  w.close();
+  return Status::ok();
+}
+
+// --- LRN -------------------------------------------------------------------------------------
+
+Status emit_lrn(CppKernel& k) {
+  const Node& node = k.node;
+  const Value* x = node.input(0);
+  std::vector<int64_t> dims = dims_of(x);
+  int64_t size = node.attrs().get_int("size", 1);
+  double alpha = node.attrs().get_float("alpha", 1e-4), beta = node.attrs().get_float("beta", 0.75),
+         bias = node.attrs().get_float("bias", 1.0);
+  DType xt = x->dtype();
+  std::string ct = compute_type(xt);
+  CodeWriter& w = k.w;
+
+  w.line("// LRN of {}: y = x / (bias + alpha / size * sum of x^2 over the channel window)^beta.",
+         x->type().to_string());
+  w.line("constexpr int64_t kBatch = {}, kChannels = {}, kSpatial = {};", dims[0], dims[1], product(dims, 2));
+  w.line("// The window around channel c is [c - {}, c + {}] (floor and ceil of (size - 1) / 2), clipped.",
+         (size - 1) / 2, size / 2);
+  w.line("constexpr int64_t kBefore = {}, kAfter = {};", (size - 1) / 2, size / 2);
+  emit_double_constant(w, "kAlphaOverSize", alpha / static_cast<double>(size));
+  emit_double_constant(w, "kBeta", beta);
+  emit_double_constant(w, "kBias", bias);
+  w.open("for (int64_t n = 0; n < kBatch; ++n)");
+  w.open("for (int64_t c = 0; c < kChannels; ++c)");
+  w.line("const int64_t lo = std::max<int64_t>(0, c - kBefore);");
+  w.line("const int64_t hi = std::min<int64_t>(kChannels - 1, c + kAfter);");
+  w.open("for (int64_t s = 0; s < kSpatial; ++s)");
+  w.line("double sq = 0.0;");
+  w.open("for (int64_t j = lo; j <= hi; ++j)");
+  w.line("const double v = {};", load(xt, k.in[0], "(n * kChannels + j) * kSpatial + s"));
+  w.line("sq += v * v;");
+  w.close();
+  w.line("const int64_t at = (n * kChannels + c) * kSpatial + s;");
+  w.line("{}", store(xt, k.out[0], "at",
+                     fmt::format("static_cast<{}>({} / std::pow(kBias + kAlphaOverSize * sq, kBeta))", ct,
+                                 load(xt, k.in[0], "at"))));
+  w.close();
+  w.close();
+  w.close();
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_norm_cpp_kernels(CppKernelRegistry& r) {
+  r.add("BatchNormalization", emit_batch_norm);
+  r.add("LayerNormalization", emit_layer_norm);
+  r.add("Softmax", emit_softmax);
+  r.add("LogSoftmax", emit_softmax);
+  r.add("LRN", emit_lrn);
+}
 
 }  // namespace aotc::codegen
