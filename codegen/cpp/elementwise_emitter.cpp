@@ -149,8 +149,12 @@ Status emit_elementwise_loop(CodeWriter& w, const ElementwiseLoop& loop,
     broadcast_note += fmt::format("{}{} [{}]", broadcast_note.empty() ? "" : ", ",
                                   loop.operands[k].ptr, dims_string(loop.operands[k].dims));
   }
-  w.line("// Broadcasts {} to [{}], looping over it as [{}].", broadcast_note,
-         dims_string(loop.out_dims), dims_string(dims));
+  if (dims == loop.out_dims) {
+    w.line("// Broadcasts {} to [{}].", broadcast_note, dims_string(loop.out_dims));
+  } else {
+    w.line("// Broadcasts {} to [{}], looping over it as [{}].", broadcast_note,
+           dims_string(loop.out_dims), dims_string(dims));
+  }
   for (size_t d = 0; d < dims.size(); ++d) w.line("constexpr int64_t kDim{} = {};", d, dims[d]);
   for (size_t d = 0; d < dims.size(); ++d)
     w.open("for (int64_t i{0} = 0; i{0} < kDim{0}; ++i{0})", d);
