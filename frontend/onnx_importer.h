@@ -1,0 +1,43 @@
+#pragma once
+/// The ONNX importer: reads a ModelProto and builds a Graph of core ops. It resolves opsets per
+/// domain, inlines model-local functions, turns initializers and Constant nodes into constants,
+/// drives the per-op converters (frontend/converters/) and checks the result against the model's
+/// declared output types. Every error message starts with the model path.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/status.h"
+#include "graph/tensor_data.h"
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace aotc::frontend {
+
+struct ImportOptions {
+  /// Binds the whole shape of a graph input (`--shape NAME=1x3x224x224`); checked against the
+  /// model's static dims.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  /// Binds a graph input to a constant (`--const-input NAME=FILE.pb`), so that values that control
+  /// shapes (a Reshape target, Slice bounds, ...) are known at compile time.
+  std::map<std::string, TensorData> const_inputs;
+};
+
+/// Reads and imports the model at `path`.
+Expected<std::unique_ptr<Graph>> import_onnx_model(const std::string& path, const ImportOptions& options);
+
+/// Imports an already parsed model. `path` is used in messages and to resolve external data
+/// (relative to its folder); the file itself is not read.
+Expected<std::unique_ptr<Graph>> import_onnx_model(const onnx::ModelProto& model, const std::string& path,
+                                                   const ImportOptions& options);
+
+/// Reads and parses a model file without importing it (for `aotc inspect`). Fails with a one-line
+/// message on a missing, empty, truncated or non-ONNX file.
+Expected<std::unique_ptr<onnx::ModelProto>> read_onnx_model(const std::string& path);
+
+}  // namespace aotc::frontend
