@@ -53,6 +53,8 @@ def dense_bytes(t):
         # to_array unpacks sub-byte types; the stub keeps them packed.
         codes = arr.view(np.uint8) if arr.dtype.itemsize == 1 else arr
         return pack_sub_byte(codes, 4)
+    if t.data_type in (TensorProto.INT2, TensorProto.UINT2):
+        return pack_sub_byte(arr.view(np.uint8) if arr.dtype.itemsize == 1 else arr, 2)
     return arr.astype(arr.dtype.newbyteorder("<")).tobytes()
 
 
