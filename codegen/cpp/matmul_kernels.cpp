@@ -1,8 +1,122 @@
 // Portable C++ kernel bodies for the 'matmul' op family.
+//
+// MatMul runs in i-k-j order: for each row of A, the products a[i][p] * b[p][:] are accumulated
+// into a local block of the output row (float for f32/f16/bf16, double for f64, wrapping unsigned
+// arithmetic for integers), which is stored when the whole K range is summed. The local block
+// cannot alias the operands, so g++ -O2 vectorizes the inner loop when its length is constant.
+// Batch axes broadcast; each batch entry's A and B offsets are constants (or a baked table when
+// the broadcast is irregular).
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "codegen/cpp/cpp_kernel.h"
+#include "graph/ops/matmul_shape.h"
+#include "graph/ops/op_helpers.h"
 
 namespace aotc::codegen {
+namespace {
 
-void register_matmul_cpp_kernels(CppKernelRegistry& r) {}
+/// Longest output-row block accumulated at once (4 KiB of float accumulators).
+constexpr int64_t kMaxColumnBlock = 1024;
+/// Largest broadcast batch whose operand offsets are baked into tables.
+constexpr int64_t kMaxOffsetTable = 1 << 16;
+
+/// How one operand's matrix is found for batch entry b: a constant stride (0 when the operand
+/// has no batch or is broadcast whole), or a table of offsets for partial broadcasting.
+struct BatchAccess {
+  bool table = false;
+  int64_t stride = 0;
+  std::vector<int64_t> offsets;
+};
+
+BatchAccess batch_access(const std::vector<int64_t>& own, const std::vector<int64_t>& batch,
+                         int64_t matrix_size) {
+  BatchAccess access;
+  if (product(own) == 1) return access;  // every batch entry reads the same matrix
+  if (own.size() == batch.size() && own == batch) {
+    access.stride = matrix_size;
+    return access;
+  }
+  access.table = true;
+  std::vector<int64_t> strides = broadcast_strides(own, batch);
+  for_each_index(batch, [&](const std::vector<int64_t>& idx) {
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * strides[d];
+    access.offsets.push_back(off * matrix_size);
+  });
+  return access;
+}
+
+Status emit_matmul(CppKernel& k) {
+  const Node& node = k.node;
+  AOTC_ASSIGN_OR_RETURN(MatMulShape ms, matmul_shape(node));
+  if (!is_static(ms.output) || !ms.k.is_static() || !is_static(ms.a_batch) || !is_static(ms.b_batch))
+    return unsupported("{}: code generation needs static shapes, got A {} and B {}", node.describe(),
+                       node.input(0)->type().to_string(), node.input(1)->type().to_string());
+  const DType t = node.output(0)->dtype();
+  const std::string ct(dtype_c_type(t));
+  // Signed integer products wrap (as in the reference) only in unsigned arithmetic.
+  const std::string acc = is_signed_integer(t) ? "u" + ct : compute_type(t);
+  auto operand = [&](const std::string& ptr, const std::string& index) {
+    std::string v = load(t, ptr, index);
+    return is_integer(t) ? fmt::format("({}){}", acc, v) : v;
+  };
+
+  const std::vector<int64_t> batch = static_dims(ms.batch);
+  const int64_t batch_count = product(batch);
+  const int64_t m = ms.m.value, kk = ms.k.value, n = ms.n.value;
+  const BatchAccess a = batch_access(static_dims(ms.a_batch), batch, m * kk);
+  const BatchAccess b = batch_access(static_dims(ms.b_batch), batch, kk * n);
+  if ((a.table || b.table) && batch_count > kMaxOffsetTable)
+    return unsupported("{}: broadcast batch of {} entries is too large for offset tables",
+                       node.describe(), batch_count);
+  int64_t block = std::min(n, kMaxColumnBlock);
+  for (int64_t c = block; c >= 64 && n % block != 0; --c)
+    if (n % c == 0) block = c;
+  const bool exact = n % block == 0;
+
+  CodeWriter& w = k.w;
+  w.line("// MatMul: A {} x B {} -> Y {}, i-k-j order.", node.input(0)->type().to_string(),
+         node.input(1)->type().to_string(), node.output(0)->type().to_string());
+  w.line("constexpr int64_t kBatch = {};", batch_count);
+  w.line("constexpr int64_t kM = {}, kK = {}, kN = {};", m, kk, n);
+  w.line("constexpr int64_t kColumnBlock = {};  // output columns accumulated at once", block);
+  auto access_line = [&](const char* name, const BatchAccess& acc_info) {
+    if (acc_info.table)
+      w.line("static constexpr int64_t k{}Offset[kBatch] = {};", name, int_list(acc_info.offsets));
+    else
+      w.line("constexpr int64_t k{}BatchStride = {};", name, acc_info.stride);
+  };
+  access_line("A", a);
+  access_line("B", b);
+  w.open("for (int64_t batch = 0; batch < kBatch; ++batch)");
+  w.line("const {0}* a = {1} + {2};", ct, k.in[0], a.table ? "kAOffset[batch]" : "batch * kABatchStride");
+  w.line("const {0}* b = {1} + {2};", ct, k.in[1], b.table ? "kBOffset[batch]" : "batch * kBBatchStride");
+  w.line("{}* y = {} + batch * kM * kN;", ct, k.out[0]);
+  w.open("for (int64_t i = 0; i < kM; ++i)");
+  w.open("for (int64_t j0 = 0; j0 < kN; j0 += kColumnBlock)");
+  std::string len = "kColumnBlock";
+  if (!exact) {
+    w.line("const int64_t len = std::min(kColumnBlock, kN - j0);");
+    len = "len";
+  }
+  w.line("{} acc[kColumnBlock] = {{}};", acc);
+  w.open("for (int64_t p = 0; p < kK; ++p)");
+  w.line("const {} a_ip = {};", acc, operand("a", "i * kK + p"));
+  w.line("const {}* b_row = b + p * kN + j0;", ct);
+  w.line("for (int64_t j = 0; j < {}; ++j) acc[j] += a_ip * {};", len, operand("b_row", "j"));
+  w.close();
+  std::string value = is_signed_integer(t) ? fmt::format("({})acc[j]", ct) : "acc[j]";
+  w.line("for (int64_t j = 0; j < {}; ++j) {}", len, store(t, "y", "i * kN + j0 + j", value));
+  w.close();
+  w.close();
+  w.close();
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_matmul_cpp_kernels(CppKernelRegistry& r) { r.add("MatMul", emit_matmul); }
 
 }  // namespace aotc::codegen

@@ -1,8 +1,192 @@
-// Portable C++ kernel bodies for the 'pool' op family.
+// Portable C++ kernel bodies for the 'pool' op family: MaxPool (with Indices), AveragePool,
+// GlobalAveragePool and GlobalMaxPool, with 1 to 3 spatial axes and every extent, stride,
+// dilation and pad baked in. Pools are a small share of a network's work and memory bound, so
+// the windowed kernels favour plain loops with a bounds test per tap over specialised borders.
+// The window rules match graph/ops/pool.cpp (see the comment there).
+#include <limits>
+#include <string>
+#include <vector>
+
 #include "codegen/cpp/cpp_kernel.h"
+#include "graph/ops/op_helpers.h"
+#include "graph/ops/window.h"
 
 namespace aotc::codegen {
+namespace {
 
-void register_pool_cpp_kernels(CppKernelRegistry& r) {}
+std::vector<std::string> axis_names(int rank) {
+  static const std::vector<std::string> all = {"D", "H", "W"};
+  return {all.end() - rank, all.end()};
+}
+
+std::string lower(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::string named_list(const std::string& prefix, const std::vector<std::string>& axes,
+                       const std::vector<int64_t>& values) {
+  std::string out;
+  for (size_t i = 0; i < axes.size(); ++i)
+    out += fmt::format("{}{}{} = {}", i ? ", " : "", prefix, axes[i], values[i]);
+  return out;
+}
+
+/// "(ih) * kInW + iw" style row-major flattening of per-axis variables.
+std::string flatten(const std::vector<std::string>& vars, const std::string& extent_prefix,
+                    const std::vector<std::string>& axes) {
+  std::string out = vars[0];
+  for (size_t a = 1; a < vars.size(); ++a)
+    out = fmt::format("({}) * {}{} + {}", out, extent_prefix, axes[a], vars[a]);
+  return out;
+}
+
+/// The lowest value of a dtype, as the neutral element of a maximum.
+std::string lowest(DType t) {
+  if (is_float(t)) return literal(t, -std::numeric_limits<double>::infinity());
+  return fmt::format("std::numeric_limits<{}>::lowest()", compute_type(t));
+}
+
+enum class PoolKind { kMax, kAverage };
+
+Status emit_window_pool(CppKernel& k, PoolKind kind) {
+  const Node& node = k.node;
+  const TensorType& x = node.input(0)->type();
+  if (!is_static(x.shape))
+    return unsupported("{}: code generation needs static shapes, X is {}", node.describe(), x.to_string());
+  const std::vector<int64_t> xd = static_dims(x.shape);
+  const std::vector<int64_t> spatial(xd.begin() + 2, xd.end());
+  AOTC_ASSIGN_OR_RETURN(WindowGeometry g,
+                        window_geometry(node, spatial, node.attrs().get_ints("kernel_shape"),
+                                        WindowOptions{.allow_ceil_mode = true}));
+  const int r = g.rank();
+  const std::vector<std::string> axes = axis_names(r);
+  const DType t = x.dtype;
+  const std::string ct(dtype_c_type(t)), acc = compute_type(t);
+  const bool with_indices = kind == PoolKind::kMax && node.num_outputs() > 1;
+  const bool include_pad = node.attrs().get_int("count_include_pad", 0) != 0;
+  const bool column_major = node.attrs().get_int("storage_order", 0) != 0;
+
+  CodeWriter& w = k.w;
+  w.line("// {}: X {} -> Y {}{}.", node.op(), x.to_string(), node.output(0)->type().to_string(),
+         kind == PoolKind::kAverage
+             ? (include_pad ? ", dividing by the taps inside the padded input" : ", dividing by the taps inside the input")
+             : (with_indices ? ", with the flat index of each maximum" : ""));
+  w.line("constexpr int64_t kPlanes = {};  // batch x channels", xd[0] * xd[1]);
+  w.line("constexpr int64_t {};", named_list("kIn", axes, g.input));
+  w.line("constexpr int64_t {};", named_list("kOut", axes, g.output));
+  w.line("constexpr int64_t {};", named_list("kK", axes, g.kernel));
+  w.line("constexpr int64_t {};", named_list("kStride", axes, g.strides));
+  w.line("constexpr int64_t {};", named_list("kDilation", axes, g.dilations));
+  w.line("constexpr int64_t {};  // leading pads", named_list("kPad", axes, g.pad_begin));
+  if (kind == PoolKind::kAverage && include_pad)
+    w.line("constexpr int64_t {};  // trailing pads", named_list("kPadEnd", axes, g.pad_end));
+  w.line("constexpr int64_t kInPlane = {}, kOutPlane = {};", product(g.input), product(g.output));
+
+  w.open("for (int64_t plane = 0; plane < kPlanes; ++plane)");
+  w.line("const {}* x = {} + plane * kInPlane;", ct, k.in[0]);
+  std::vector<std::string> o, kv, iv, start;
+  for (const std::string& a : axes) {
+    o.push_back("o" + lower(a));
+    kv.push_back("k" + lower(a));
+    iv.push_back("i" + lower(a));
+    start.push_back(lower(a) + "0");
+  }
+  for (int a = 0; a < r; ++a) {
+    w.open("for (int64_t {0} = 0; {0} < kOut{1}; ++{0})", o[a], axes[a]);
+    w.line("const int64_t {} = {} * kStride{} - kPad{};", start[a], o[a], axes[a], axes[a]);
+  }
+  const std::string out_index = "plane * kOutPlane + " + flatten(o, "kOut", axes);
+  if (kind == PoolKind::kMax) {
+    w.line("{} best = {};", acc, lowest(t));
+    w.line("int64_t best_index = -1;  // stays -1 when the window reads no input");
+  } else {
+    w.line("{} sum = 0;", acc);
+    w.line("int64_t count = 0;");
+  }
+  for (int a = 0; a < r; ++a) {
+    w.open("for (int64_t {0} = 0; {0} < kK{1}; ++{0})", kv[a], axes[a]);
+    w.line("const int64_t {} = {} + {} * kDilation{};", iv[a], start[a], kv[a], axes[a]);
+    w.line("if ({0} < 0 || {0} >= kIn{1}) continue;", iv[a], axes[a]);
+  }
+  const std::string in_index = flatten(iv, "kIn", axes);
+  w.line("const {} v = {};", acc, load(t, "x", in_index));
+  if (kind == PoolKind::kMax) {
+    w.open("if (best_index < 0 || v > best)");
+    w.line("best = v;");
+    if (column_major) {
+      // storage_order = 1: the first spatial axis varies fastest in the reported index.
+      std::string col = iv[r - 1];
+      for (int a = r - 2; a >= 0; --a) col = fmt::format("({}) * kIn{} + {}", col, axes[a], iv[a]);
+      w.line("best_index = plane * kInPlane + {};  // column-major (storage_order = 1)", col);
+    } else {
+      w.line("best_index = plane * kInPlane + {};", in_index);
+    }
+    w.close();
+  } else {
+    w.line("sum += v;");
+    w.line("++count;");
+  }
+  for (int a = 0; a < r; ++a) w.close();
+  if (kind == PoolKind::kMax) {
+    w.raw_line(store(t, k.out[0], out_index, fmt::format("best_index < 0 ? {} : best", literal(t, 0))));
+    if (with_indices) w.line("{}[{}] = best_index;", k.out[1], out_index);
+  } else {
+    if (include_pad) {
+      // Taps inside the explicitly padded input; ceil_mode's extra positions do not count.
+      std::string taps;
+      for (int a = 0; a < r; ++a) {
+        w.line("const int64_t taps_{0} = std::min<int64_t>(kK{1}, (kIn{1} + kPadEnd{1} - {2} + kDilation{1} - 1) / kDilation{1});",
+               lower(axes[a]), axes[a], start[a]);
+        taps += (a ? " * taps_" : "taps_") + lower(axes[a]);
+      }
+      w.line("count = {};", taps);
+    }
+    w.raw_line(store(t, k.out[0], out_index, fmt::format("sum / static_cast<{}>(count)", acc)));
+  }
+  for (int a = 0; a < r; ++a) w.close();
+  w.close();
+  return Status::ok();
+}
+
+Status emit_global_pool(CppKernel& k, PoolKind kind) {
+  const Node& node = k.node;
+  const TensorType& x = node.input(0)->type();
+  if (!is_static(x.shape))
+    return unsupported("{}: code generation needs static shapes, X is {}", node.describe(), x.to_string());
+  const std::vector<int64_t> xd = static_dims(x.shape);
+  const DType t = x.dtype;
+  // The mean sums a whole plane; double keeps large planes (112x112 and up) exact enough.
+  const std::string acc = kind == PoolKind::kAverage ? "double" : compute_type(t);
+  CodeWriter& w = k.w;
+  w.line("// {}: X {} -> Y {}.", node.op(), x.to_string(), node.output(0)->type().to_string());
+  w.line("constexpr int64_t kPlanes = {}, kPlaneSize = {};", xd[0] * xd[1], product(xd, 2));
+  w.open("for (int64_t plane = 0; plane < kPlanes; ++plane)");
+  w.line("const {}* x = {} + plane * kPlaneSize;", dtype_c_type(t), k.in[0]);
+  if (kind == PoolKind::kAverage) {
+    w.line("{} sum = 0;", acc);
+    w.line("for (int64_t i = 0; i < kPlaneSize; ++i) sum += {};", load(t, "x", "i"));
+    w.raw_line(store(t, k.out[0], "plane", fmt::format("static_cast<{}>(sum / kPlaneSize)", compute_type(t))));
+  } else {
+    w.line("{} best = {};", acc, lowest(t));
+    w.open("for (int64_t i = 0; i < kPlaneSize; ++i)");
+    w.line("const {} v = {};", acc, load(t, "x", "i"));
+    w.line("if (v > best) best = v;");
+    w.close();
+    w.raw_line(store(t, k.out[0], "plane", "best"));
+  }
+  w.close();
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_pool_cpp_kernels(CppKernelRegistry& r) {
+  r.add("MaxPool", [](CppKernel& k) { return emit_window_pool(k, PoolKind::kMax); });
+  r.add("AveragePool", [](CppKernel& k) { return emit_window_pool(k, PoolKind::kAverage); });
+  r.add("GlobalAveragePool", [](CppKernel& k) { return emit_global_pool(k, PoolKind::kAverage); });
+  r.add("GlobalMaxPool", [](CppKernel& k) { return emit_global_pool(k, PoolKind::kMax); });
+}
 
 }  // namespace aotc::codegen
