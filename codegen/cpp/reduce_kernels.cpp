@@ -138,14 +138,14 @@ Status emit_reduce(CppKernel& k) {
       init = fp ? fmt::format("std::numeric_limits<{}>::infinity()", ct)
                 : fmt::format("std::numeric_limits<{}>::max()", ct);
       break;
-    case Kind::kProd: init = fmt::format("static_cast<{}>(1)", acc_t); break;
-    default: init = fmt::format("static_cast<{}>(0)", acc_t); break;
+    case Kind::kProd: init = acc_t == "double" ? "1.0" : fmt::format("{}{{1}}", acc_t); break;
+    default: init = acc_t == "double" ? "0.0" : fmt::format("{}{{0}}", acc_t); break;
   }
 
   if (kind == Kind::kLogSumExp) {
     // Two passes: subtract the maximum before exp so that large inputs do not overflow.
     w.line("double mx = -std::numeric_limits<double>::infinity();");
-    emit_reduce_loops(k, red, load_v, v_type, {"  if (v > mx) mx = v;"});
+    emit_reduce_loops(k, red, load_v, v_type, {"if (v > mx) mx = v;"});
     w.line("if (!std::isfinite(mx)) mx = 0.0;  // all -inf (or empty): log(sum) alone is exact");
   }
   w.line("{} acc = {};", acc_t, init);
@@ -166,7 +166,7 @@ Status emit_reduce(CppKernel& k) {
       break;
     case Kind::kLogSumExp: step = "acc += std::exp(v - mx);"; break;
   }
-  emit_reduce_loops(k, red, load_v, v_type, {"  " + step});
+  emit_reduce_loops(k, red, load_v, v_type, {step});
 
   std::string result;
   switch (kind) {
