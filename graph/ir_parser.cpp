@@ -33,6 +33,13 @@ class Parser {
   explicit Parser(std::string_view text) : text_(text) {}
 
   Expected<std::unique_ptr<Graph>> parse();
+  /// The whole text as one attribute value.
+  Expected<AttrValue> parse_single_attribute(AttrKind kind) {
+    AttrSpec spec{"", kind};
+    AOTC_ASSIGN_OR_RETURN(AttrValue v, parse_attr_value(&spec));
+    if (!at_end()) return error(fmt::format("unexpected {} after the attribute value", describe_here()));
+    return v;
+  }
 
  private:
   // ---- Diagnostics ----
@@ -436,7 +443,9 @@ Expected<AttrValue> Parser::parse_attr_value(const AttrSpec* spec) {
     return AttrValue(std::move(d));
   }
   AOTC_ASSIGN_OR_RETURN(NumberToken t, parse_number());
-  if (t.is_float || kind == AttrKind::kFloat) return AttrValue(std::strtod(t.text.c_str(), nullptr));
+  // An integer stays an integer even for a float attribute (the schema accepts both), so that
+  // the text reads back as what was printed.
+  if (t.is_float) return AttrValue(std::strtod(t.text.c_str(), nullptr));
   errno = 0;
   int64_t v = std::strtoll(t.text.c_str(), nullptr, 10);
   if (errno == ERANGE) return error_at(t.pos, fmt::format("{} does not fit in i64", t.text));
@@ -628,5 +637,9 @@ Expected<std::unique_ptr<Graph>> Parser::parse() {
 }  // namespace
 
 Expected<std::unique_ptr<Graph>> parse_graph(std::string_view text) { return Parser(text).parse(); }
+
+Expected<AttrValue> parse_attribute(std::string_view text, AttrKind kind) {
+  return Parser(text).parse_single_attribute(kind);
+}
 
 }  // namespace aotc

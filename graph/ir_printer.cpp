@@ -91,7 +91,7 @@ bool is_splat(const TensorData& d) {
   return true;
 }
 
-std::string print_attr(const AttrValue& v) {
+std::string print_attr_impl(const AttrValue& v) {
   return std::visit(
       [](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
@@ -122,6 +122,8 @@ std::string print_attr(const AttrValue& v) {
 std::string print_value_ref(const Value* v) { return v ? "%" + print_name(v->name()) : "_"; }
 
 }  // namespace
+
+std::string print_attribute(const AttrValue& value) { return print_attr_impl(value); }
 
 std::string print_name(std::string_view name) {
   bool bare = !name.empty();
@@ -187,7 +189,7 @@ std::string print_graph(const Graph& graph, const PrintOptions& options) {
     if (!n->attrs().empty()) {
       std::vector<std::string> attrs;
       for (const auto& [name, value] : n->attrs().all())
-        attrs.push_back(fmt::format("{} = {}", print_name(name), print_attr(value)));
+        attrs.push_back(fmt::format("{} = {}", print_name(name), print_attribute(value)));
       out += fmt::format(" {{{}}}", fmt::join(attrs, ", "));
     }
     out += fmt::format(" : {}", fmt::join(types, ", "));

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "graph/graph.h"
+#include "graph/ops/op_registry.h"
 #include "graph/status.h"
 
 namespace aotc {
@@ -28,6 +29,13 @@ std::string print_type(const TensorType& type);
 /// is equal (a splat, printed whatever the size), or `elided<0x...>` (the FNV-1a hash) for
 /// tensors with more than `max_elements` elements.
 std::string print_tensor_data(const TensorData& data, int64_t max_elements);
+
+/// One attribute value as it appears in a node's attribute dictionary: `3`, `0.5`, `"s"`,
+/// `[1, 2]`, `[0.5]`, `["a"]`, or a typed tensor literal `f32[2] dense<[1.0, 2.0]>`.
+std::string print_attribute(const AttrValue& value);
+/// Parses one attribute value. `kind` (from the op schema) settles what the text alone cannot:
+/// whether `[]` is ints, floats or strings, and lets `[1, 2]` stand for floats.
+Expected<AttrValue> parse_attribute(std::string_view text, AttrKind kind);
 
 /// `name` when it is a bare identifier of the IR ([A-Za-z0-9_.-]+), otherwise a quoted string
 /// with C escapes. Used for value, node, graph and attribute names.
