@@ -1,8 +1,164 @@
-// Portable C++ kernel bodies for the 'shape' op family.
+// Portable C++ kernel bodies for the 'shape' op family (graph/ops/shape.cpp).
+//
+// Every data-movement op is one or more box copies (graph/ops/shape_ops.h: the same description
+// the reference implementation runs). Each box is first simplified (unit axes dropped, axes that
+// are contiguous in both tensors merged), so a Reshape or a Concat/Split along the leading axis
+// becomes one std::memcpy per operand, and a Transpose that keeps the innermost axis copies whole
+// rows. What is left is a loop nest with every extent and stride baked in. Copies are bytewise
+// (element assignments or memcpy), so every dtype is exact, f16/bf16 and bool included.
+#include <fmt/ranges.h>
+
 #include "codegen/cpp/cpp_kernel.h"
+#include "graph/ops/op_helpers.h"
+#include "graph/ops/op_registry.h"
+#include "graph/ops/shape_ops.h"
 
 namespace aotc::codegen {
+namespace {
 
-void register_shape_cpp_kernels(CppKernelRegistry& r) {}
+/// "kName0 = 4, kName1 = 6" for a constexpr line.
+std::string named_constants(const std::string& name, const std::vector<int64_t>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i)
+    out += fmt::format("{}k{}{} = {}", i ? ", " : "", name, i, values[i]);
+  return out;
+}
+
+/// "base + i0 * kSrcStride0 + i1 * kSrcStride1" over the first `depth` loop indices.
+std::string offset_expr(const std::string& offset, const std::string& stride_name, int depth) {
+  std::string out = offset;
+  for (int i = 0; i < depth; ++i) {
+    out += fmt::format("{}i{} * k{}{}", out.empty() ? "" : " + ", i, stride_name, i);
+  }
+  return out.empty() ? "0" : out;
+}
+
+/// Writes the loop nest for one box copy from `src` to `dst`.
+void emit_box_copy(CodeWriter& w, const CopyBox& original, const std::string& src, const std::string& dst) {
+  CopyBox box = original.simplified();
+  int64_t total = box.num_elements();
+  if (total == 0) {
+    w.line("// Nothing to copy: the tensor is empty.");
+    return;
+  }
+  int rank = static_cast<int>(box.dims.size());
+  // The innermost axis is copied as one block when it is contiguous on both sides.
+  bool block = box.src_strides.back() == 1 && box.dst_strides.back() == 1;
+  int loops = block ? rank - 1 : rank;
+  std::string src_base = box.src_offset ? "kSrcOffset" : "";
+  std::string dst_base = box.dst_offset ? "kDstOffset" : "";
+  if (box.src_offset || box.dst_offset) {
+    std::vector<std::string> parts;
+    if (box.src_offset) parts.push_back(fmt::format("kSrcOffset = {}", box.src_offset));
+    if (box.dst_offset) parts.push_back(fmt::format("kDstOffset = {}", box.dst_offset));
+    w.line("constexpr int64_t {};", fmt::join(parts, ", "));
+  }
+  if (block) w.line("constexpr int64_t kBlock = {};  // contiguous elements per copy", box.dims.back());
+  if (loops > 0) {
+    std::vector<int64_t> extents(box.dims.begin(), box.dims.begin() + loops);
+    std::vector<int64_t> src_strides(box.src_strides.begin(), box.src_strides.begin() + loops);
+    std::vector<int64_t> dst_strides(box.dst_strides.begin(), box.dst_strides.begin() + loops);
+    w.line("constexpr int64_t {};", named_constants("Extent", extents));
+    w.line("constexpr int64_t {};", named_constants("SrcStride", src_strides));
+    w.line("constexpr int64_t {};", named_constants("DstStride", dst_strides));
+  }
+  for (int i = 0; i < loops; ++i) w.open("for (int64_t i{0} = 0; i{0} < kExtent{0}; ++i{0})", i);
+  std::string s = offset_expr(src_base, "SrcStride", loops);
+  std::string d = offset_expr(dst_base, "DstStride", loops);
+  if (block) {
+    w.line("std::memcpy({} + {}, {} + {}, kBlock * sizeof({}[0]));", dst, d, src, s, dst);
+  } else {
+    w.line("{}[{}] = {}[{}];", dst, d, src, s);
+  }
+  for (int i = 0; i < loops; ++i) w.close();
+}
+
+std::string describe_types(const Node& node) {
+  std::vector<std::string> in, out;
+  for (const Value* v : node.inputs())
+    if (v) in.push_back(v->type().to_string());
+  for (const Value* v : node.outputs()) out.push_back(v->type().to_string());
+  return fmt::format("{} -> {}", fmt::join(in, ", "), fmt::join(out, ", "));
+}
+
+Status emit_data_movement(CppKernel& k) {
+  const Node& node = k.node;
+  AOTC_ASSIGN_OR_RETURN(std::vector<NodeCopy> copies, data_movement_copies(node));
+  CodeWriter& w = k.w;
+  std::string what = node.op();
+  if (node.op() == "Transpose") what += fmt::format(" (perm {})", int_list(transpose_perm(node)));
+  if (node.op() == "Concat" || node.op() == "Split") what += fmt::format(" along axis {}", normalized_axis_attr(node));
+  w.line("// {}: {}.", what, describe_types(node));
+  if (copies.size() == 1) {
+    emit_box_copy(w, copies[0].box, k.in[copies[0].input], k.out[copies[0].output]);
+    return Status::ok();
+  }
+  // One block per operand keeps the constants of each copy in their own scope.
+  for (const NodeCopy& c : copies) {
+    w.line("// {} -> {}", k.in[c.input], k.out[c.output]);
+    w.line("{{");
+    w.indent();
+    emit_box_copy(w, c.box, k.in[c.input], k.out[c.output]);
+    w.close();
+  }
+  return Status::ok();
+}
+
+/// Shape is normally folded away; when it is not (it is still a cheap kernel), the dims are
+/// compile-time constants written out directly.
+Status emit_shape(CppKernel& k) {
+  const Node& node = k.node;
+  AOTC_ASSIGN_OR_RETURN(std::vector<TensorData> out, evaluate_node(node, {nullptr}));
+  std::vector<int64_t> dims = out[0].to_int64_vector();
+  k.w.line("// Shape of {}.", node.input(0)->type().to_string());
+  if (dims.empty()) {
+    k.w.line("// The requested range of dims is empty: nothing to write.");
+    return Status::ok();
+  }
+  k.w.line("static constexpr int64_t kDims[{}] = {};", dims.size(), int_list(dims));
+  k.w.line("std::memcpy({}, kDims, sizeof(kDims));", k.out[0]);
+  return Status::ok();
+}
+
+/// A C++ expression of dtype t's storage type holding element 0 of `value` bit for bit.
+std::string storage_literal(const TensorData& value) {
+  DType t = value.dtype();
+  std::string c_type(dtype_c_type(t));
+  if (t == DType::kFloat16 || t == DType::kBFloat16) {
+    return fmt::format("static_cast<uint16_t>(0x{:04x})", value.data<uint16_t>()[0]);
+  }
+  if (is_float(t) || t == DType::kBool) return literal(t, value.get_double(0));
+  int64_t v = value.get_int64(0);
+  if (v == INT64_MIN) return fmt::format("static_cast<{}>(INT64_MIN)", c_type);
+  // Unsigned 64-bit values above INT64_MAX come back from get_int64 wrapped; the cast restores them.
+  return fmt::format("static_cast<{}>(INT64_C({}))", c_type, v);
+}
+
+Status emit_constant_of_shape(CppKernel& k) {
+  const Node& node = k.node;
+  const TensorType& type = node.output(0)->type();
+  int64_t count = product(static_dims(type.shape));
+  const TensorData* value = node.attrs().get_tensor("value");
+  TensorData zero(DType::kFloat32, {1});
+  if (!value) value = &zero;
+  k.w.line("// ConstantOfShape: {} filled with {}.", type.to_string(),
+           is_float(value->dtype()) ? fmt::format("{}", value->get_double(0)) : fmt::format("{}", value->get_int64(0)));
+  if (count == 0) {
+    k.w.line("// Nothing to fill: the tensor is empty.");
+    return Status::ok();
+  }
+  k.w.line("constexpr int64_t kCount = {};", count);
+  k.w.line("std::fill_n({}, kCount, {});", k.out[0], storage_literal(*value));
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_shape_cpp_kernels(CppKernelRegistry& r) {
+  for (const char* op : {"Reshape", "Transpose", "Concat", "Slice", "Split", "Expand"})
+    r.add(op, emit_data_movement);
+  r.add("Shape", emit_shape);
+  r.add("ConstantOfShape", emit_constant_of_shape);
+}
 
 }  // namespace aotc::codegen
