@@ -339,16 +339,14 @@ class Importer {
 
       const Converter* converter = nullptr;
       bool is_constant = false;
-      if (!is_ai_onnx_domain(n.proto.domain())) {
-        record_unsupported(fmt::format("{}.{}", n.proto.domain(), n.proto.op_type()), n.name);
-      } else if (n.ai_onnx_opset <= 0) {
+      if (is_ai_onnx_domain(n.proto.domain()) && n.ai_onnx_opset <= 0)
         return invalid_model("{}: the model imports no ai.onnx opset", where());
+      if (std::string key = unsupported_op_key(n); !key.empty()) {
+        record_unsupported(key, n.name);
       } else if (n.proto.op_type() == "Constant") {
         is_constant = true;
-      } else if (!(converter = ConverterRegistry::instance().find(n.proto.op_type(), n.ai_onnx_opset))) {
-        bool known = ConverterRegistry::instance().knows(n.proto.op_type());
-        record_unsupported(known ? fmt::format("{} at opset {}", n.proto.op_type(), n.ai_onnx_opset) : n.proto.op_type(),
-                           n.name);
+      } else {
+        converter = ConverterRegistry::instance().find(n.proto.op_type(), n.ai_onnx_opset);
       }
       if (downstream_of_unsupported || (!converter && !is_constant)) {
         // Later nodes that read these outputs are skipped but their op types are still checked,
@@ -484,6 +482,16 @@ class Importer {
 };
 
 }  // namespace
+
+std::string unsupported_op_key(const FlatNode& n) {
+  const std::string& op = n.proto.op_type();
+  if (!is_ai_onnx_domain(n.proto.domain())) return fmt::format("{}.{}", n.proto.domain(), op);
+  // Constant nodes become constants in the importer itself, at every opset.
+  if (op == "Constant") return "";
+  const ConverterRegistry& registry = ConverterRegistry::instance();
+  if (registry.find(op, n.ai_onnx_opset)) return "";
+  return registry.knows(op) ? fmt::format("{} at opset {}", op, n.ai_onnx_opset) : op;
+}
 
 Expected<std::unique_ptr<onnx::ModelProto>> read_onnx_model(const std::string& path) {
   std::error_code ec;

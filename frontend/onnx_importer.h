@@ -9,13 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "frontend/function_inliner.h"
 #include "graph/graph.h"
 #include "graph/status.h"
 #include "graph/tensor_data.h"
-
-namespace onnx {
-class ModelProto;
-}
 
 namespace aotc::frontend {
 
@@ -35,6 +32,11 @@ Expected<std::unique_ptr<Graph>> import_onnx_model(const std::string& path, cons
 /// (relative to its folder); the file itself is not read.
 Expected<std::unique_ptr<Graph>> import_onnx_model(const onnx::ModelProto& model, const std::string& path,
                                                    const ImportOptions& options);
+
+/// Why aotc cannot convert a node: the op as listed in unsupported-op reports ("Foo", "Foo at
+/// opset 5" when only other versions are supported, "com.example.Bar" for other domains), or ""
+/// when a converter exists. Shared by the importer and `aotc inspect`.
+std::string unsupported_op_key(const FlatNode& node);
 
 /// Reads and parses a model file without importing it (for `aotc inspect`). Fails with a one-line
 /// message on a missing, empty, truncated or non-ONNX file.
