@@ -1,0 +1,58 @@
+#pragma once
+/// The compiler driver: import -> pipeline -> target checks -> memory planning -> emission ->
+/// package. `aotc compile` is a thin shell over compile_model(); tests that have a Graph in
+/// hand (no ONNX file) call build_package() directly.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/package_writer.h"
+#include "codegen/report.h"
+#include "graph/graph.h"
+#include "graph/status.h"
+#include "passes/pipeline.h"
+#include "targets/target.h"
+
+namespace aotc {
+
+struct CompileOptions {
+  std::string model_path;
+  std::string target = "x86-64";
+  std::string output_dir;
+  /// Package name, a C identifier; empty: the model file's stem, sanitised.
+  std::string name;
+  /// --shape NAME=DIMS: whole shapes of graph inputs.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  /// --const-input NAME=FILE.pb: graph inputs bound to tensors read from TensorProto files.
+  std::map<std::string, std::string> const_input_files;
+  bool compress_weights = false;
+  bool embed_weights = false;
+  PipelineOptions pipeline;
+};
+
+struct CompileResult {
+  std::string package_dir;
+  codegen::CompileReport report;
+};
+
+/// Compiles the model into a package folder (replaced only on success).
+Expected<CompileResult> compile_model(const CompileOptions& options);
+
+/// Facts about the model file that end up in the generated files.
+struct PackageOptions {
+  std::string name;        ///< C identifier.
+  std::string model_file;  ///< File name only, for the banner.
+  std::string model_hash;  ///< As fnv1a64_hex of the model bytes.
+  int onnx_nodes = 0;
+  bool compress_weights = false;
+  bool embed_weights = false;
+};
+
+/// Checks that the target accepts every node (naming all refused ones), plans memory, emits the
+/// module and assembles every file of the package (not written yet). Fills `report`.
+Expected<std::vector<codegen::PackageFile>> build_package(const Graph& graph, const Target& target,
+                                                          const PackageOptions& options,
+                                                          codegen::CompileReport& report);
+
+}  // namespace aotc

@@ -1,0 +1,340 @@
+#include "codegen/cpp/cpp_emitter.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "codegen/code_writer.h"
+#include "codegen/cpp/cpp_kernel.h"
+#include "codegen/package_writer.h"
+#include "frontend/tensor_proto.h"
+
+namespace aotc::codegen {
+namespace {
+
+// Text from the model (node and value names) made safe for `//` and `/* */` comments.
+std::string comment_text(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    out += (u < 0x20 || u == 0x7f) ? '?' : c;
+    if (c == '*' && out.size() >= 2 && out[out.size() - 2] == '/') out.back() = '_';  // no "/*"
+    if (c == '/' && out.size() >= 2 && out[out.size() - 2] == '*') out.back() = '_';  // no "*/"
+  }
+  return out;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+/// Renders one module. Owns the naming of kernel functions and the two code streams (kernel
+/// definitions and the body of <name>_run).
+class CppModuleEmitter {
+ public:
+  explicit CppModuleEmitter(const ModuleSpec& spec) : spec_(spec), uname_(upper(spec.name)) {
+    const Graph& g = spec.graph;
+    for (size_t i = 0; i < g.inputs().size(); ++i) input_slot_.emplace(g.inputs()[i], static_cast<int>(i));
+    for (size_t j = 0; j < g.outputs().size(); ++j) output_slot_.emplace(g.outputs()[j], static_cast<int>(j));
+    run_.indent();  // The run body sits inside <name>_run.
+  }
+
+  Expected<EmittedModule> emit() {
+    std::vector<Node*> nodes = spec_.graph.nodes();
+    for (const Node* n : nodes) AOTC_RETURN_IF_ERROR(emit_node(*n));
+    emit_output_copies();
+
+    EmittedModule m;
+    const std::string& name = spec_.name;
+    m.files.push_back({"include/" + name + ".h", header(), {}});
+    m.files.push_back({"src/" + name + ".cpp", source(), {}});
+    m.library_sources.push_back("src/" + name + ".cpp");
+    if (embedded()) {
+      auto blob = spec_.weights_blob;
+      std::string banner = spec_.banner, symbol = name + "_weights";
+      m.files.push_back({"src/" + name + "_weights.cpp", "", [blob, banner, symbol](std::ostream& os) {
+                           return write_embedded_bytes(os, banner, symbol, *blob);
+                         }});
+      m.library_sources.push_back("src/" + name + "_weights.cpp");
+    }
+    m.files.push_back({"runner/main.cpp", runner(), {}});
+    m.runner_source = "runner/main.cpp";
+    m.kernel_functions = static_cast<int>(function_by_text_.size());
+    return m;
+  }
+
+ private:
+  bool embedded() const { return spec_.embed_weights && spec_.weights.total_bytes > 0; }
+
+  static std::string c_type(const Value& v) { return std::string(dtype_c_type(v.dtype())); }
+
+  /// The C++ expression of the buffer holding `v`, typed as a (const) pointer to its element.
+  std::string pointer(const Value& v, bool writable) const {
+    std::string type = (writable ? "" : "const ") + c_type(v) + "*";
+    if (auto it = output_slot_.find(&v); it != output_slot_.end() && v.producer()) {
+      return fmt::format("static_cast<{}>(outputs[{}])", type, it->second);
+    }
+    if (auto it = input_slot_.find(&v); it != input_slot_.end()) {
+      return fmt::format("static_cast<{}>(inputs[{}])", type, it->second);
+    }
+    if (v.is_constant()) {
+      return fmt::format("reinterpret_cast<{}>(weights + {})", type, spec_.weights.offsets.at(&v));
+    }
+    auto it = spec_.arena.offsets.find(&v);
+    AOTC_INTERNAL_ASSERT(it != spec_.arena.offsets.end(), "value '{}' has no buffer", v.name());
+    return fmt::format("reinterpret_cast<{}>(arena + {})", type, it->second);
+  }
+
+  /// "x f32[3x4], w f32[4] -> y f32[3x4]" for comments.
+  static std::string signature_comment(const Node& n, bool with_names) {
+    auto describe = [&](const Value* v) {
+      if (!v) return std::string("(absent)");
+      std::string t = v->type().to_string();
+      return with_names ? comment_text(v->name()) + " " + t : t;
+    };
+    std::vector<std::string> ins, outs;
+    for (const Value* v : n.inputs()) ins.push_back(describe(v));
+    for (const Value* v : n.outputs()) outs.push_back(describe(v));
+    return join(ins, ", ") + " -> " + join(outs, ", ");
+  }
+
+  Status emit_node(const Node& n) {
+    const CppKernelEmitter* emitter = CppKernelRegistry::instance().find(n.op());
+    if (!emitter) return unsupported("{}: no C++ kernel for op '{}'", n.describe(), n.op());
+
+    std::vector<std::string> params, in, out;
+    for (int i = 0; i < n.num_inputs(); ++i) {
+      const Value* v = n.input(i);
+      in.push_back(v ? fmt::format("in{}", i) : "");
+      params.push_back(v ? fmt::format("const {}* AOTC_RESTRICT in{}", c_type(*v), i)
+                         : fmt::format("const void* /* in{}: absent */", i));
+    }
+    for (int i = 0; i < n.num_outputs(); ++i) {
+      out.push_back(fmt::format("out{}", i));
+      params.push_back(fmt::format("{}* AOTC_RESTRICT out{}", c_type(*n.output(i)), i));
+    }
+    CodeWriter body;
+    body.indent();
+    CppKernel kernel{n, in, out, body};
+    Status s = (*emitter)(kernel);
+    if (!s.is_ok()) return s.with_context(n.describe());
+
+    // Nodes with the same op, attributes and types get the same body: emit it once.
+    std::string param_list = join(params, ", ");
+    std::string key = param_list + "\n" + body.str();
+    auto [it, inserted] = function_by_text_.emplace(key, "");
+    if (inserted) {
+      it->second = function_name(n);
+      kernels_.blank();
+      kernels_.line("// {}: {}", n.op(), signature_comment(n, false));
+      kernels_.raw_line(fmt::format("void {}({}) {{", it->second, param_list));
+      kernels_.append(body.str());
+      kernels_.line("}}");
+    }
+
+    std::vector<std::string> args;
+    for (const Value* v : n.inputs()) args.push_back(v ? pointer(*v, false) : "nullptr");
+    for (const Value* v : n.outputs()) args.push_back(pointer(*v, true));
+    run_.line("// node '{}' ({}): {}", comment_text(n.name()), n.op(), signature_comment(n, true));
+    std::string call = it->second + "(" + join(args, ", ") + ");";
+    if (call.size() + 2 <= 100) {
+      run_.raw_line(call);
+    } else {  // One argument per line, aligned after the parenthesis.
+      std::string pad(it->second.size() + 1, ' ');
+      run_.raw_line(it->second + "(" + join(args, ",\n  " + pad) + ");");
+    }
+    return Status::ok();
+  }
+
+  // Graph outputs that no node writes into the caller's buffer directly: graph inputs,
+  // constants and repeated outputs are copied at the end of the run.
+  void emit_output_copies() {
+    const auto& outs = spec_.graph.outputs();
+    for (size_t j = 0; j < outs.size(); ++j) {
+      const Value* v = outs[j];
+      bool written = v->producer() && output_slot_.at(v) == static_cast<int>(j);
+      if (written) continue;
+      auto bytes = value_bytes(*v);
+      AOTC_INTERNAL_ASSERT(bytes.has_value(), "output '{}' has no static size", v->name());
+      run_.line("// output {} '{}' is {}: copy it", j, comment_text(v->name()),
+                v->producer()       ? "also an earlier output"
+                : v->is_constant()  ? "a constant"
+                                    : "a graph input");
+      run_.line("std::memcpy(outputs[{}], {}, {});", j, pointer(*v, false), *bytes);
+    }
+  }
+
+  std::string function_name(const Node& n) {
+    std::string base = sanitize_identifier(n.name());
+    if (base.size() > 40) base.resize(40);
+    std::string name = fmt::format("k{}_{}", function_by_text_.size() - 1, base);
+    AOTC_INTERNAL_ASSERT(function_names_.insert(name).second, "kernel name {} taken", name);
+    return name;
+  }
+
+  std::string tensor_defines(const char* kind, const std::vector<Value*>& values) const {
+    std::string out;
+    std::string upper_kind = upper(kind);
+    for (size_t k = 0; k < values.size(); ++k) {
+      const Value& v = *values[k];
+      auto dims = static_dims(v.shape());
+      int64_t bytes = *value_bytes(v);
+      std::string macro = fmt::format("{}_{}{}", uname_, upper_kind, k);
+      out += fmt::format("/* {} {} '{}': {} ({} bytes) */\n", kind, k, comment_text(v.name()),
+                         v.type().to_string(), bytes);
+      out += fmt::format("#define {}_ONNX_DTYPE {}\n", macro, frontend::onnx_dtype(v.dtype()));
+      out += fmt::format("#define {}_RANK {}\n", macro, dims.size());
+      out += fmt::format("#define {}_DIMS {}\n", macro, dims.empty() ? "{0}" : int_list(dims));
+      out += fmt::format("#define {}_BYTES {}u\n", macro, bytes);
+    }
+    return out;
+  }
+
+  std::string header() const {
+    const Graph& g = spec_.graph;
+    std::string weights_source =
+        spec_.weights.total_bytes == 0 ? std::string("empty (this model has none)")
+        : embedded() ? "compiled into the library as " + spec_.name + "_weights"
+                     : "the bytes of the package's file " + spec_.weights_file;
+    std::string embedded_decl;
+    if (embedded()) {
+      embedded_decl = fmt::format(
+          "\n/* The weights, compiled into the library (64-byte aligned). */\n"
+          "extern const unsigned char {}_weights[];\n",
+          spec_.name);
+    }
+    return render_template("cpp/model.h.in",
+                           {{"BANNER", spec_.banner},
+                            {"NAME", spec_.name},
+                            {"UNAME", uname_},
+                            {"WEIGHTS_SOURCE", weights_source},
+                            {"ARENA_BYTES", std::to_string(spec_.arena.arena_bytes)},
+                            {"WEIGHTS_BYTES", std::to_string(spec_.weights.total_bytes)},
+                            {"NUM_INPUTS", std::to_string(g.inputs().size())},
+                            {"NUM_OUTPUTS", std::to_string(g.outputs().size())},
+                            {"TENSOR_DEFINES", tensor_defines("input", g.inputs()) +
+                                                   tensor_defines("output", g.outputs())},
+                            {"EMBEDDED_WEIGHTS_DECL", embedded_decl}});
+  }
+
+  std::string source() const {
+    return render_template("cpp/model.cpp.in", {{"BANNER", spec_.banner},
+                                                {"NAME", spec_.name},
+                                                {"UNAME", uname_},
+                                                {"KERNELS", kernels_.str()},
+                                                {"RUN_BODY", run_.str()}});
+  }
+
+  std::string tensor_table(const char* kind, const char* table, const std::vector<Value*>& values,
+                           std::string& tables) const {
+    if (values.empty()) return "nullptr";
+    std::string upper_kind = upper(kind);
+    std::string rows;
+    for (size_t k = 0; k < values.size(); ++k) {
+      std::string macro = fmt::format("{}_{}{}", uname_, upper_kind, k);
+      tables += fmt::format("const int64_t k{}{}Dims[] = {}_DIMS;\n", table, k, macro);
+      rows += fmt::format("    {{{}, {}_ONNX_DTYPE, {}_RANK, k{}{}Dims, {}_BYTES}},\n",
+                          c_string_literal(values[k]->name()), macro, macro, table, k, macro);
+    }
+    tables += fmt::format("const aotc_tensor_desc k{}s[] = {{\n{}}};\n", table, rows);
+    return fmt::format("k{}s", table);
+  }
+
+  std::string runner() const {
+    const Graph& g = spec_.graph;
+    std::string input_tables, output_tables;
+    std::string inputs = tensor_table("input", "Input", g.inputs(), input_tables);
+    std::string outputs = tensor_table("output", "Output", g.outputs(), output_tables);
+    std::string tables;
+    for (const std::string& t : {input_tables, output_tables}) {
+      if (!t.empty()) tables += "\n" + t;
+    }
+    bool has_file = !embedded() && spec_.weights.total_bytes > 0;
+    return render_template(
+        "cpp/runner_main.cpp.in",
+        {{"BANNER", spec_.banner},
+         {"NAME", spec_.name},
+         {"UNAME", uname_},
+         {"TENSOR_TABLES", tables},
+         {"INPUTS_TABLE", inputs},
+         {"OUTPUTS_TABLE", outputs},
+         {"EMBEDDED_WEIGHTS", embedded() ? spec_.name + "_weights" : "nullptr"},
+         {"WEIGHTS_FILE", has_file ? c_string_literal(spec_.weights_file) : "nullptr"}});
+  }
+
+  const ModuleSpec& spec_;
+  std::string uname_;
+  std::unordered_map<const Value*, int> input_slot_;
+  std::unordered_map<const Value*, int> output_slot_;  ///< First slot of each graph output.
+  CodeWriter kernels_;
+  CodeWriter run_;
+  std::map<std::string, std::string> function_by_text_;  ///< Signature + body -> function name.
+  std::set<std::string> function_names_;
+};
+
+}  // namespace
+
+Expected<EmittedModule> emit_cpp_module(const ModuleSpec& spec) {
+  return CppModuleEmitter(spec).emit();
+}
+
+std::string c_string_literal(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f || c == '?') {  // '?' could start a trigraph
+      out += fmt::format("\\{:03o}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+Status write_embedded_bytes(std::ostream& os, const std::string& banner, const std::string& symbol,
+                            const std::vector<uint8_t>& bytes) {
+  // Each byte's spelling inside a string literal. Octal escapes always take three digits, so a
+  // digit that follows one is never read as part of it (hex escapes have no such limit).
+  static const std::array<std::string, 256> spelling = [] {
+    std::array<std::string, 256> t;
+    for (int c = 0; c < 256; ++c) {
+      bool plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?';
+      t[c] = plain ? std::string(1, static_cast<char>(c)) : fmt::format("\\{:03o}", c);
+    }
+    return t;
+  }();
+  os << "// " << banner << "\n//\n// The weights (" << bytes.size()
+     << " bytes), compiled into the library by --embed-weights.\n\n"
+     << "extern \"C\" {\n\n// One more byte than the weights: the string literal's terminator.\n"
+     << "alignas(64) extern const unsigned char " << symbol << "[" << bytes.size() + 1 << "] =\n";
+  constexpr size_t kBytesPerLine = 64;
+  std::string chunk;
+  chunk.reserve(1 << 20);
+  for (size_t i = 0; i < bytes.size(); i += kBytesPerLine) {
+    chunk += "    \"";
+    size_t end = std::min(bytes.size(), i + kBytesPerLine);
+    for (size_t k = i; k < end; ++k) chunk += spelling[bytes[k]];
+    chunk += "\"\n";
+    if (chunk.size() > (1 << 20) - 512) {
+      os.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      chunk.clear();
+    }
+  }
+  if (bytes.empty()) chunk += "    \"\"\n";
+  chunk += ";\n\n}  // extern \"C\"\n";
+  os.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+  return os ? Status::ok() : Status::error(ErrorKind::kIo, "cannot write the embedded weights");
+}
+
+}  // namespace aotc::codegen

@@ -1,0 +1,67 @@
+#include "codegen/report.h"
+
+#include <fmt/format.h>
+
+namespace aotc::codegen {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += static_cast<char>(c);  // UTF-8 passes through unchanged
+        }
+    }
+  }
+  return out + "\"";
+}
+
+namespace {
+
+std::string tensors_json(const std::vector<ReportTensor>& tensors) {
+  if (tensors.empty()) return "[]";
+  std::string out = "[\n";
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const ReportTensor& t = tensors[i];
+    std::string dims;
+    for (size_t k = 0; k < t.shape.size(); ++k) dims += (k ? ", " : "") + std::to_string(t.shape[k]);
+    out += fmt::format("    {{\"name\": {}, \"dtype\": \"{}\", \"shape\": [{}]}}{}\n", json_string(t.name),
+                       dtype_name(t.dtype), dims, i + 1 < tensors.size() ? "," : "");
+  }
+  return out + "  ]";
+}
+
+}  // namespace
+
+std::string report_to_json(const CompileReport& r) {
+  std::string ops;
+  for (auto& [op, count] : r.ops) ops += fmt::format("{}{}: {}", ops.empty() ? "" : ", ", json_string(op), count);
+  std::string out = "{\n";
+  out += fmt::format("  \"generated_by\": {},\n", json_string(r.generated_by));
+  out += fmt::format("  \"name\": {},\n", json_string(r.name));
+  out += fmt::format("  \"target\": {},\n", json_string(r.target));
+  out += fmt::format("  \"model\": {},\n", json_string(r.model));
+  out += fmt::format("  \"model_hash\": {},\n", json_string(r.model_hash));
+  out += fmt::format("  \"onnx_nodes\": {},\n", r.onnx_nodes);
+  out += fmt::format("  \"kernels\": {},\n", r.kernels);
+  out += fmt::format("  \"kernel_functions\": {},\n", r.kernel_functions);
+  out += fmt::format("  \"ops\": {{{}}},\n", ops);
+  out += fmt::format("  \"memory\": {{\"arena_bytes\": {}, \"lower_bound_bytes\": {}, \"buffers\": {}}},\n",
+                     r.arena_bytes, r.arena_lower_bound_bytes, r.arena_buffers);
+  out += fmt::format("  \"weights_bytes\": {},\n", r.weights_bytes);
+  out += fmt::format("  \"weights\": {{\"constants\": {}, \"storage\": {}}},\n", r.weights_constants,
+                     json_string(r.weights_storage));
+  out += fmt::format("  \"inputs\": {},\n", tensors_json(r.inputs));
+  out += fmt::format("  \"outputs\": {}\n", tensors_json(r.outputs));
+  return out + "}\n";
+}
+
+}  // namespace aotc::codegen

@@ -1,0 +1,60 @@
+// The x86-64 target: portable C++17 host code, compiled by the package's ordinary C++ compiler.
+// Kernels are scalar loops written so that the compiler can vectorise them; the facts below are
+// those of a baseline x86-64 machine (SSE2; AVX2 where the package is built with -march=native).
+#include "codegen/cpp/cpp_emitter.h"
+#include "codegen/cpp/cpp_kernel.h"
+#include "targets/target.h"
+
+namespace aotc {
+namespace {
+
+class X86_64Target final : public Target {
+ public:
+  X86_64Target() {
+    facts_.name = "x86-64";
+    facts_.description = "x86-64 CPU, one thread: portable C++17 built with the package's compiler";
+    facts_.emitter = "cpp";
+    facts_.vector_bits = 256;  // AVX2, what kernels are tiled for; SSE2 builds still run them
+    facts_.alignment = 64;     // one cache line; also what AVX-512 loads prefer
+    facts_.l1_bytes = 32 * 1024;
+    facts_.l2_bytes = 1024 * 1024;
+    facts_.l3_bytes = 32 * 1024 * 1024;
+    facts_.dtypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64,
+                     DType::kInt8,    DType::kInt16,   DType::kInt32,    DType::kInt64,
+                     DType::kUInt8,   DType::kUInt16,  DType::kUInt32,   DType::kUInt64,
+                     DType::kBool};
+    facts_.accumulation = "f16 and bf16 are stored as such and computed in f32; f32 in f32; "
+                          "f64 in f64; IEEE round to nearest even";
+    facts_.flush_denormals = false;
+  }
+
+  const TargetFacts& facts() const override { return facts_; }
+
+  Status supports(const Node& node) const override {
+    if (!codegen::CppKernelRegistry::instance().find(node.op())) {
+      return unsupported("no C++ kernel for op '{}'", node.op());
+    }
+    auto check = [&](const Value* v) -> Status {
+      if (v && std::find(facts_.dtypes.begin(), facts_.dtypes.end(), v->dtype()) == facts_.dtypes.end()) {
+        return unsupported("dtype {} of '{}' is not supported", dtype_name(v->dtype()), v->name());
+      }
+      return Status::ok();
+    };
+    for (const Value* v : node.inputs()) AOTC_RETURN_IF_ERROR(check(v));
+    for (const Value* v : node.outputs()) AOTC_RETURN_IF_ERROR(check(v));
+    return Status::ok();
+  }
+
+  Expected<EmittedModule> emit(const ModuleSpec& spec) const override {
+    return codegen::emit_cpp_module(spec);
+  }
+
+ private:
+  TargetFacts facts_;
+};
+
+}  // namespace
+
+void register_x86_64_target(TargetRegistry& r) { r.add(std::make_unique<X86_64Target>()); }
+
+}  // namespace aotc
