@@ -66,7 +66,8 @@ struct Options {
 class Runner {
  public:
   Runner(const aotc_model_desc& model, const char* argv0)
-      : model_(model), program_(std::string(model.name ? model.name : "model") + "_run"),
+      : model_(model),
+        program_(std::string(model.name ? model.name : "model") + "_run"),
         argv0_(argv0 ? argv0 : "") {}
 
   int main(int argc, char** argv);
@@ -225,7 +226,8 @@ bool Runner::load_weights() {
     if (ec) exe = fs::path(argv0_);
     path = (exe.parent_path() / model_.weights_file).string();
   }
-  aotc_status st = aotc_load_weights_file(path.c_str(), weights_buffer_.get(), model_.weights_bytes);
+  aotc_status st =
+      aotc_load_weights_file(path.c_str(), weights_buffer_.get(), model_.weights_bytes);
   if (st != AOTC_OK) {
     error("cannot load weights from '%s' (expecting %zu bytes): %s", path.c_str(),
           model_.weights_bytes, aotc_status_string(st));
@@ -239,7 +241,8 @@ bool read_file(const std::string& path, std::vector<uint8_t>* bytes) {
   if (!f) return false;
   uint8_t chunk[1 << 16];
   size_t n;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) bytes->insert(bytes->end(), chunk, chunk + n);
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
+    bytes->insert(bytes->end(), chunk, chunk + n);
   bool ok = !std::ferror(f);
   std::fclose(f);
   return ok;
@@ -278,41 +281,59 @@ bool Runner::load_input(int k, const std::string& path) {
   return true;
 }
 
-// Deterministic data for runs without --input: floats arange(n)/n, integers i % 7, bools i % 2.
+// ONNX TensorProto.DataType numbers the input generator distinguishes.
+enum OnnxType : int {
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
+  kUint32 = 12,
+  kUint64 = 13,
+  kBfloat16 = 16,
+};
+
+bool is_plain_integer(int t) {
+  return t == kUint8 || t == kInt8 || t == kUint16 || t == kInt16 || t == kInt32 || t == kInt64 ||
+         t == kUint32 || t == kUint64;
+}
+
+// Deterministic data for runs without --input: floats arange(n)/n (computed in float, then
+// rounded to f16/bf16), integers i % 7, bools i % 2.
 bool Runner::generate_input(int k) {
   const aotc_tensor_desc& d = model_.inputs[k];
+  const int t = d.onnx_dtype;
+  if (t != kFloat && t != kDouble && t != kFloat16 && t != kBfloat16 && t != kBool &&
+      !is_plain_integer(t)) {
+    error("cannot generate input %d '%s' of dtype %s; pass --input files", k, d.name ? d.name : "?",
+          aotc_onnx_dtype_name(t));
+    return false;
+  }
   inputs_[k] = allocate_aligned(d.bytes);
-  uint64_t n = numel_of(d);
+  const uint64_t n = numel_of(d);
+  const size_t width = static_cast<size_t>(aotc_onnx_dtype_bits(t) / 8);
   uint8_t* p = static_cast<uint8_t*>(inputs_[k].get());
   for (uint64_t i = 0; i < n; ++i) {
-    float f = static_cast<float>(i) / static_cast<float>(n);
-    uint64_t m = i % 7;
-    switch (d.onnx_dtype) {
-      case 1: std::memcpy(p + 4 * i, &f, 4); break;
-      case 11: {
-        double x = static_cast<double>(i) / static_cast<double>(n);
-        std::memcpy(p + 8 * i, &x, 8);
-        break;
-      }
-      case 10: {
-        uint16_t h = aotc_f2h(f);
-        std::memcpy(p + 2 * i, &h, 2);
-        break;
-      }
-      case 16: {
-        uint16_t h = aotc_f2bf(f);
-        std::memcpy(p + 2 * i, &h, 2);
-        break;
-      }
-      case 9: p[i] = static_cast<uint8_t>(i % 2); break;
-      case 2: case 3: p[i] = static_cast<uint8_t>(m); break;                        // u8, i8
-      case 4: case 5: std::memcpy(p + 2 * i, &m, 2); break;                         // u16, i16
-      case 6: case 12: std::memcpy(p + 4 * i, &m, 4); break;                        // i32, u32
-      case 7: case 13: std::memcpy(p + 8 * i, &m, 8); break;                        // i64, u64
-      default:
-        error("cannot generate input %d '%s' of dtype %s; pass --input files", k,
-              d.name ? d.name : "?", aotc_onnx_dtype_name(d.onnx_dtype));
-        return false;
+    uint8_t* element = p + width * i;
+    const float f = static_cast<float>(i) / static_cast<float>(n);
+    if (t == kFloat) {
+      std::memcpy(element, &f, 4);
+    } else if (t == kDouble) {
+      const double x = static_cast<double>(i) / static_cast<double>(n);
+      std::memcpy(element, &x, 8);
+    } else if (t == kFloat16 || t == kBfloat16) {
+      const uint16_t h = t == kFloat16 ? aotc_f2h(f) : aotc_f2bf(f);
+      std::memcpy(element, &h, 2);
+    } else if (t == kBool) {
+      *element = static_cast<uint8_t>(i % 2);
+    } else {
+      const uint64_t m = i % 7;  // little-endian host: the low `width` bytes are the value
+      std::memcpy(element, &m, width);
     }
   }
   return true;
@@ -331,8 +352,9 @@ bool Runner::write_outputs() {
     const aotc_tensor_desc& d = model_.outputs[k];
     std::vector<uint8_t> message(aotc_tensor_proto_encoded_size(d.name, d.rank, d.dims, d.bytes));
     size_t written = 0;
-    aotc_status st = aotc_tensor_proto_write(d.name, d.onnx_dtype, d.rank, d.dims, outputs_[k].get(),
-                                             d.bytes, message.data(), message.size(), &written);
+    aotc_status st =
+        aotc_tensor_proto_write(d.name, d.onnx_dtype, d.rank, d.dims, outputs_[k].get(), d.bytes,
+                                message.data(), message.size(), &written);
     std::string path = (dir / ("output_" + std::to_string(k) + ".pb")).string();
     if (st != AOTC_OK) {
       error("cannot encode output %d: %s", k, aotc_status_string(st));

@@ -22,16 +22,26 @@
 
 const char* aotc_status_string(aotc_status status) {
   switch (status) {
-    case AOTC_OK: return "success";
-    case AOTC_ERR_NULL_ARGUMENT: return "a required pointer argument was NULL";
-    case AOTC_ERR_MISALIGNED: return "arena or weights buffer is not 64-byte aligned";
-    case AOTC_ERR_WEIGHTS: return "weights are missing, have the wrong size or are corrupt";
-    case AOTC_ERR_IO: return "a file could not be read or written";
-    case AOTC_ERR_FORMAT: return "malformed TensorProto data";
-    case AOTC_ERR_MISMATCH: return "input dtype or shape differs from the model's";
-    case AOTC_ERR_OUT_OF_MEMORY: return "out of memory";
-    case AOTC_ERR_UNSUPPORTED: return "unsupported feature (e.g. compressed weights without zstd)";
-    default: return "unknown aotc status code";
+    case AOTC_OK:
+      return "success";
+    case AOTC_ERR_NULL_ARGUMENT:
+      return "a required pointer argument was NULL";
+    case AOTC_ERR_MISALIGNED:
+      return "arena or weights buffer is not 64-byte aligned";
+    case AOTC_ERR_WEIGHTS:
+      return "weights are missing, have the wrong size or are corrupt";
+    case AOTC_ERR_IO:
+      return "a file could not be read or written";
+    case AOTC_ERR_FORMAT:
+      return "malformed TensorProto data";
+    case AOTC_ERR_MISMATCH:
+      return "input dtype or shape differs from the model's";
+    case AOTC_ERR_OUT_OF_MEMORY:
+      return "out of memory";
+    case AOTC_ERR_UNSUPPORTED:
+      return "unsupported feature (e.g. compressed weights without zstd)";
+    default:
+      return "unknown aotc status code";
   }
 }
 

@@ -9,7 +9,8 @@
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
     __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "aotc runtime stub: TensorProto raw_data is little-endian; big-endian hosts are not supported"
+#error \
+    "aotc runtime stub: TensorProto raw_data is little-endian; big-endian hosts are not supported"
 #endif
 
 enum {
@@ -37,9 +38,22 @@ enum {
 
 /* TensorProto.DataType numbers that need special handling here. */
 enum {
-  DT_FLOAT = 1, DT_UINT8 = 2, DT_INT8 = 3, DT_UINT16 = 4, DT_INT16 = 5, DT_INT32 = 6,
-  DT_INT64 = 7, DT_STRING = 8, DT_BOOL = 9, DT_FLOAT16 = 10, DT_DOUBLE = 11, DT_UINT32 = 12,
-  DT_UINT64 = 13, DT_COMPLEX64 = 14, DT_COMPLEX128 = 15, DT_BFLOAT16 = 16,
+  DT_FLOAT = 1,
+  DT_UINT8 = 2,
+  DT_INT8 = 3,
+  DT_UINT16 = 4,
+  DT_INT16 = 5,
+  DT_INT32 = 6,
+  DT_INT64 = 7,
+  DT_STRING = 8,
+  DT_BOOL = 9,
+  DT_FLOAT16 = 10,
+  DT_DOUBLE = 11,
+  DT_UINT32 = 12,
+  DT_UINT64 = 13,
+  DT_COMPLEX64 = 14,
+  DT_COMPLEX128 = 15,
+  DT_BFLOAT16 = 16,
 };
 
 #define FAIL(t, status, message) \
@@ -51,11 +65,11 @@ enum {
 /* ---- Data types --------------------------------------------------------------------------- */
 
 static const char* const kDtypeNames[] = {
-    "UNDEFINED",    "FLOAT",          "UINT8",      "INT8",           "UINT16",    "INT16",
-    "INT32",        "INT64",          "STRING",     "BOOL",           "FLOAT16",   "DOUBLE",
-    "UINT32",       "UINT64",         "COMPLEX64",  "COMPLEX128",     "BFLOAT16",  "FLOAT8E4M3FN",
-    "FLOAT8E4M3FNUZ", "FLOAT8E5M2",   "FLOAT8E5M2FNUZ", "UINT4",      "INT4",      "FLOAT4E2M1",
-    "FLOAT8E8M0",   "UINT2",          "INT2",
+    "UNDEFINED",      "FLOAT",      "UINT8",          "INT8",       "UINT16",   "INT16",
+    "INT32",          "INT64",      "STRING",         "BOOL",       "FLOAT16",  "DOUBLE",
+    "UINT32",         "UINT64",     "COMPLEX64",      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN",
+    "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",      "INT4",     "FLOAT4E2M1",
+    "FLOAT8E8M0",     "UINT2",      "INT2",
 };
 /* Bits per element, indexed like kDtypeNames; 0 = no fixed-size layout. */
 static const unsigned char kDtypeBits[] = {
@@ -138,8 +152,12 @@ static aotc_status next_field(reader* r, field* f, const char** error) {
         return AOTC_ERR_FORMAT;
       }
       return AOTC_OK;
-    case WIRE_FIXED64: f->len = 8; break;
-    case WIRE_FIXED32: f->len = 4; break;
+    case WIRE_FIXED64:
+      f->len = 8;
+      break;
+    case WIRE_FIXED32:
+      f->len = 4;
+      break;
     case WIRE_LEN: {
       uint64_t len;
       if (!read_varint(r, &len)) {
@@ -212,13 +230,21 @@ static aotc_status add_dim(aotc_tensor_proto* t, uint64_t value) {
 static int expected_typed_field(int dtype, uint64_t numel, size_t bytes, uint64_t* count) {
   *count = numel;
   switch (dtype) {
-    case DT_FLOAT: return F_FLOAT_DATA;
-    case DT_COMPLEX64: *count = numel * 2; return F_FLOAT_DATA;
-    case DT_DOUBLE: return F_DOUBLE_DATA;
-    case DT_COMPLEX128: *count = numel * 2; return F_DOUBLE_DATA;
-    case DT_INT64: return F_INT64_DATA;
+    case DT_FLOAT:
+      return F_FLOAT_DATA;
+    case DT_COMPLEX64:
+      *count = numel * 2;
+      return F_FLOAT_DATA;
+    case DT_DOUBLE:
+      return F_DOUBLE_DATA;
+    case DT_COMPLEX128:
+      *count = numel * 2;
+      return F_DOUBLE_DATA;
+    case DT_INT64:
+      return F_INT64_DATA;
     case DT_UINT32:
-    case DT_UINT64: return F_UINT64_DATA;
+    case DT_UINT64:
+      return F_UINT64_DATA;
     default:
       if (aotc_onnx_dtype_bits(dtype) < 8) *count = bytes;
       return F_INT32_DATA;
@@ -283,7 +309,8 @@ aotc_status aotc_tensor_proto_parse(const void* buf, size_t len, aotc_tensor_pro
         t->typed_count_ += n;
         break;
       }
-      case F_STRING_DATA: FAIL(t, AOTC_ERR_UNSUPPORTED, "string tensors are not supported");
+      case F_STRING_DATA:
+        FAIL(t, AOTC_ERR_UNSUPPORTED, "string tensors are not supported");
       case F_EXTERNAL_DATA:
         FAIL(t, AOTC_ERR_UNSUPPORTED, "tensors with external data are not supported");
       case F_DATA_LOCATION:
@@ -291,7 +318,8 @@ aotc_status aotc_tensor_proto_parse(const void* buf, size_t len, aotc_tensor_pro
         if (f.varint != 0)
           FAIL(t, AOTC_ERR_UNSUPPORTED, "tensors with external data are not supported");
         break;
-      default: break; /* segment, doc_string, metadata_props, future fields: not needed */
+      default:
+        break; /* segment, doc_string, metadata_props, future fields: not needed */
     }
   }
 
@@ -371,7 +399,8 @@ static int store_int32_value(int dtype, int64_t v, uint8_t* dst, size_t index) {
 static aotc_status store_varint_value(aotc_tensor_proto* t, int field_number, uint64_t v,
                                       uint8_t* dst, uint64_t* index) {
   if (*index >= t->typed_count_) FAIL(t, AOTC_ERR_FORMAT, "data changed while decoding");
-  if (field_number == F_INT64_DATA || (field_number == F_UINT64_DATA && t->data_type == DT_UINT64)) {
+  if (field_number == F_INT64_DATA ||
+      (field_number == F_UINT64_DATA && t->data_type == DT_UINT64)) {
     memcpy(dst + *index * 8, &v, 8);
   } else if (field_number == F_UINT64_DATA) {
     if (v > UINT32_MAX) FAIL(t, AOTC_ERR_FORMAT, "uint64_data value out of range for UINT32");
@@ -465,9 +494,9 @@ size_t aotc_tensor_proto_encoded_size(const char* name, int rank, const int64_t*
   return size + 1 + varint_size(data_bytes) + data_bytes;
 }
 
-aotc_status aotc_tensor_proto_write(const char* name, int onnx_dtype, int rank,
-                                    const int64_t* dims, const void* data, size_t data_bytes,
-                                    void* dst, size_t dst_capacity, size_t* written) {
+aotc_status aotc_tensor_proto_write(const char* name, int onnx_dtype, int rank, const int64_t* dims,
+                                    const void* data, size_t data_bytes, void* dst,
+                                    size_t dst_capacity, size_t* written) {
   if (dst == NULL || written == NULL || (rank > 0 && dims == NULL) ||
       (data == NULL && data_bytes != 0))
     return AOTC_ERR_NULL_ARGUMENT;
@@ -480,8 +509,7 @@ aotc_status aotc_tensor_proto_write(const char* name, int onnx_dtype, int rank,
     numel *= d;
   }
   int ok;
-  if (aotc_onnx_dtype_bytes(onnx_dtype, numel, &ok) != data_bytes || !ok)
-    return AOTC_ERR_MISMATCH;
+  if (aotc_onnx_dtype_bytes(onnx_dtype, numel, &ok) != data_bytes || !ok) return AOTC_ERR_MISMATCH;
   if (dst_capacity < aotc_tensor_proto_encoded_size(name, rank, dims, data_bytes))
     return AOTC_ERR_OUT_OF_MEMORY;
 

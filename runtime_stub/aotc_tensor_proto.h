@@ -79,9 +79,9 @@ size_t aotc_tensor_proto_encoded_size(const char* name, int rank, const int64_t*
  * order like the reference protobuf serializer, so the bytes equal what onnx.numpy_helper writes.
  * data_bytes must match dtype and dims (AOTC_ERR_MISMATCH otherwise); dst must have room for
  * aotc_tensor_proto_encoded_size() bytes (AOTC_ERR_OUT_OF_MEMORY otherwise). */
-aotc_status aotc_tensor_proto_write(const char* name, int onnx_dtype, int rank,
-                                    const int64_t* dims, const void* data, size_t data_bytes,
-                                    void* dst, size_t dst_capacity, size_t* written);
+aotc_status aotc_tensor_proto_write(const char* name, int onnx_dtype, int rank, const int64_t* dims,
+                                    const void* data, size_t data_bytes, void* dst,
+                                    size_t dst_capacity, size_t* written);
 
 #ifdef __cplusplus
 }

@@ -98,7 +98,8 @@ def main():
                 t.ParseFromString(fp.read())
             y = numpy_helper.to_array(t)
             ok = t.name == "y" and y.dtype == np.float32 and np.array_equal(y, np.float32(w) * x)
-        print(f"package {name}: {'ok' if ok else 'FAILED'}: {run.stdout.strip()} {run.stderr.strip()}")
+        status = "ok" if ok else "FAILED"
+        print(f"package {name}: {status}: {run.stdout.strip()} {run.stderr.strip()}")
         failures += not ok
         shutil.rmtree(os.path.join(elsewhere, "out"), ignore_errors=True)
     shutil.rmtree(root)

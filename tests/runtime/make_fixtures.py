@@ -65,7 +65,8 @@ def typed_cases():
     yield "typed_float", helper.make_tensor("f", TensorProto.FLOAT, f.shape, f.ravel())
     yield "typed_double", helper.make_tensor("d", TensorProto.DOUBLE, [3], [1.0 / 3, -1e300, 2.0])
     yield "typed_int64", helper.make_tensor("i", TensorProto.INT64, [4], [0, -1, 2**62, -(2**63)])
-    yield "typed_int32", helper.make_tensor("i32", TensorProto.INT32, [3], [-(2**31), 7, 2**31 - 1])
+    yield "typed_int32", helper.make_tensor("i32", TensorProto.INT32, [3],
+                                            [-(2**31), 7, 2**31 - 1])
     yield "typed_int8", helper.make_tensor("i8", TensorProto.INT8, [4], [-128, -1, 0, 127])
     yield "typed_int16", helper.make_tensor("i16", TensorProto.INT16, [2], [-32768, 32767])
     yield "typed_uint8", helper.make_tensor("u8", TensorProto.UINT8, [3], [0, 128, 255])
@@ -86,7 +87,8 @@ def from_array_cases():
     these byte for byte (the test re-encodes each case and compares)."""
     yield "fromarray_float", numpy_helper.from_array(
         (np.arange(6, dtype=np.float32) / 6).reshape(2, 3), name="y")
-    yield "fromarray_int64", numpy_helper.from_array(np.array([300, -5], dtype=np.int64), name="idx")
+    yield "fromarray_int64", numpy_helper.from_array(
+        np.array([300, -5], dtype=np.int64), name="idx")
     yield "fromarray_bool_scalar", numpy_helper.from_array(np.array(True), name="flag")
     yield "fromarray_empty", numpy_helper.from_array(np.zeros((0, 3), dtype=np.float16), name="e")
 

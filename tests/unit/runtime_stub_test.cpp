@@ -28,7 +28,8 @@ Bytes read_bytes(const fs::path& path) {
 
 void write_bytes(const fs::path& path, const Bytes& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 // A fresh folder per test, so tests can run in parallel (gtest_discover_tests).
@@ -196,7 +197,9 @@ TEST(TensorProto, SurvivesCorruption) {
       aotc_status st = decode(bad, &t, &data);
       EXPECT_TRUE(st == AOTC_OK || st == AOTC_ERR_FORMAT || st == AOTC_ERR_UNSUPPORTED)
           << "byte " << i << " mask " << int(mask) << " status " << st;
-      if (st == AOTC_OK) EXPECT_EQ(data.size(), aotc_tensor_proto_bytes(&t));
+      if (st == AOTC_OK) {
+        EXPECT_EQ(data.size(), aotc_tensor_proto_bytes(&t));
+      }
     }
   }
 }
@@ -213,7 +216,14 @@ TEST(TensorProto, RejectsMalformedMessagesWithAReason) {
   std::vector<BadCase> cases = {
       {"overlong varint", Wire().field_varint(2, 1).key(1, 0).b, AOTC_ERR_FORMAT,
        "truncated or overlong varint"},
-      {"11-byte varint", [] { Wire w; w.key(1, 0); w.b.insert(w.b.end(), 10, 0x80); w.b.push_back(1); return w.b; }(),
+      {"11-byte varint",
+       [] {
+         Wire w;
+         w.key(1, 0);
+         w.b.insert(w.b.end(), 10, 0x80);
+         w.b.push_back(1);
+         return w.b;
+       }(),
        AOTC_ERR_FORMAT, "truncated or overlong varint"},
       {"length past end", Wire().field_varint(2, 1).key(9, 2).varint(100).b, AOTC_ERR_FORMAT,
        "length-delimited field runs past the end of the message"},
@@ -229,8 +239,8 @@ TEST(TensorProto, RejectsMalformedMessagesWithAReason) {
        "typed data field does not match data_type"},
       {"no data", Wire().field_varint(1, 2).field_varint(2, 1).b, AOTC_ERR_FORMAT,
        "tensor has no data"},
-      {"negative dim", Wire().field_varint(1, ~uint64_t{0}).field_varint(2, 1).b,
-       AOTC_ERR_FORMAT, "negative dimension"},
+      {"negative dim", Wire().field_varint(1, ~uint64_t{0}).field_varint(2, 1).b, AOTC_ERR_FORMAT,
+       "negative dimension"},
       {"string", Wire().field_varint(2, 8).field_bytes(6, {'a'}).b, AOTC_ERR_UNSUPPORTED,
        "string tensors are not supported"},
       {"external", Wire().field_varint(2, 1).field_varint(14, 1).b, AOTC_ERR_UNSUPPORTED,
@@ -238,13 +248,13 @@ TEST(TensorProto, RejectsMalformedMessagesWithAReason) {
       {"unknown dtype", Wire().field_varint(2, 200).b, AOTC_ERR_UNSUPPORTED, "unknown data_type"},
       {"dims wire type", Wire().field_varint(2, 1).fixed32(1, 1).b, AOTC_ERR_FORMAT,
        "dims has the wrong wire type"},
-      {"float chunk size", Wire().field_varint(2, 1).field_bytes(4, {1, 2, 3}).b,
-       AOTC_ERR_FORMAT, "malformed typed data field"},
+      {"float chunk size", Wire().field_varint(2, 1).field_bytes(4, {1, 2, 3}).b, AOTC_ERR_FORMAT,
+       "malformed typed data field"},
   };
   Wire deep;
   for (int i = 0; i < 17; ++i) deep.field_varint(1, 1);
-  cases.push_back({"rank 17", deep.field_varint(2, 1).b, AOTC_ERR_UNSUPPORTED,
-                   "tensor rank exceeds 16"});
+  cases.push_back(
+      {"rank 17", deep.field_varint(2, 1).b, AOTC_ERR_UNSUPPORTED, "tensor rank exceeds 16"});
   for (const BadCase& c : cases) {
     aotc_tensor_proto t;
     EXPECT_EQ(aotc_tensor_proto_parse(c.message.data(), c.message.size(), &t), c.expected)
@@ -266,8 +276,8 @@ TEST(TensorProto, RejectsInt32DataOutOfRangeForItsType) {
 // ---- TensorProto writing ----
 
 TEST(TensorProto, WriterMatchesReferenceSerializerByteForByte) {
-  for (const char* name : {"fromarray_float", "fromarray_int64", "fromarray_bool_scalar",
-                           "fromarray_empty"}) {
+  for (const char* name :
+       {"fromarray_float", "fromarray_int64", "fromarray_bool_scalar", "fromarray_empty"}) {
     SCOPED_TRACE(name);
     Bytes reference = read_bytes(kFixtures / (std::string(name) + ".pb")), data;
     aotc_tensor_proto t;
@@ -276,8 +286,8 @@ TEST(TensorProto, WriterMatchesReferenceSerializerByteForByte) {
     size_t size = aotc_tensor_proto_encoded_size(tensor_name.c_str(), t.rank, t.dims, data.size());
     Bytes out(size);
     size_t written = 0;
-    ASSERT_EQ(aotc_tensor_proto_write(tensor_name.c_str(), t.data_type, t.rank, t.dims,
-                                      data.data(), data.size(), out.data(), out.size(), &written),
+    ASSERT_EQ(aotc_tensor_proto_write(tensor_name.c_str(), t.data_type, t.rank, t.dims, data.data(),
+                                      data.size(), out.data(), out.size(), &written),
               AOTC_OK);
     out.resize(written);
     EXPECT_EQ(out, reference);
@@ -437,8 +447,8 @@ std::vector<float> read_output(const fs::path& path, std::string* name) {
 }
 
 void write_tensor(const fs::path& path, int dtype, std::vector<int64_t> dims, const Bytes& data) {
-  Bytes out(aotc_tensor_proto_encoded_size("x", static_cast<int>(dims.size()), dims.data(),
-                                           data.size()));
+  Bytes out(
+      aotc_tensor_proto_encoded_size("x", static_cast<int>(dims.size()), dims.data(), data.size()));
   size_t written;
   ASSERT_EQ(aotc_tensor_proto_write("x", dtype, static_cast<int>(dims.size()), dims.data(),
                                     data.data(), data.size(), out.data(), out.size(), &written),
@@ -469,14 +479,54 @@ TEST(Runner, ReadsInputFilesAndEmbeddedWeights) {
   alignas(64) static const float kEmbedded = -3.0f;
   aotc_model_desc m = scale_model();
   m.embedded_weights = &kEmbedded;
-  RunResult r = run_runner(m, {"--input=" + (dir / "x.pb").string(), "--output-dir",
-                               dir.string(), "--bench", "3"});
+  RunResult r = run_runner(
+      m, {"--input=" + (dir / "x.pb").string(), "--output-dir", dir.string(), "--bench", "3"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("median "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" ms, 3 runs)"), std::string::npos) << r.out;
   std::string name;
   std::vector<float> y = read_output(dir / "output_0.pb", &name);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], -3.0f * x[i]);
+}
+
+// An identity model over one tensor of the given dtype, to see what the runner generates.
+template <int kDtype, size_t kBytes>
+aotc_model_desc identity_model() {
+  static const int64_t dims[1] = {8};
+  static const aotc_tensor_desc desc = {"t", kDtype, 1, dims, kBytes};
+  aotc_model_desc m{};
+  m.name = "identity";
+  m.num_inputs = m.num_outputs = 1;
+  m.inputs = m.outputs = &desc;
+  m.init = [](void*, void*, const void*) { return AOTC_OK; };
+  m.run = [](void*, const void* const* in, void* const* out) {
+    std::memcpy(out[0], in[0], kBytes);
+    return AOTC_OK;
+  };
+  return m;
+}
+
+TEST(Runner, GeneratesIntegerAndBoolInputs) {
+  fs::path dir = temp_dir();
+  RunResult r = run_runner(identity_model<7, 64>(), {"--output-dir", dir.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  aotc_tensor_proto t;
+  Bytes message = read_bytes(dir / "output_0.pb"), data;
+  ASSERT_EQ(decode(message, &t, &data), AOTC_OK);
+  int64_t i64[8];
+  std::memcpy(i64, data.data(), 64);
+  EXPECT_EQ(std::vector<int64_t>(i64, i64 + 8), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 0}));
+
+  r = run_runner(identity_model<9, 8>(), {"--output-dir", dir.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  message = read_bytes(dir / "output_0.pb");
+  ASSERT_EQ(decode(message, &t, &data), AOTC_OK);
+  EXPECT_EQ(data, (Bytes{0, 1, 0, 1, 0, 1, 0, 1}));
+
+  r = run_runner(identity_model<22, 4>(), {});  // INT4: no generator, a clear error
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err,
+            "identity_run: error: cannot generate input 0 't' of dtype INT4; pass --input files\n");
 }
 
 TEST(Runner, ExplainsMismatchedInputs) {
@@ -486,8 +536,8 @@ TEST(Runner, ExplainsMismatchedInputs) {
   write_tensor(dir / "shape.pb", 1, {3, 2}, Bytes(24));
   write_bytes(dir / "junk.pb", {0x0a, 0x05, 0x01});
   std::string w = (dir / "w.bin").string(), out = dir.string();
-  RunResult r = run_runner(scale_model(), {"--weights", w, "--output-dir", out, "--input",
-                                           (dir / "int.pb").string()});
+  RunResult r = run_runner(
+      scale_model(), {"--weights", w, "--output-dir", out, "--input", (dir / "int.pb").string()});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("scale_run: error: input 0 'x' ("), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("has dtype INT64, but the model expects FLOAT"), std::string::npos) << r.err;
@@ -497,11 +547,13 @@ TEST(Runner, ExplainsMismatchedInputs) {
   r = run_runner(scale_model(), {"--weights", w, "--input", (dir / "junk.pb").string()});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("is not a valid TensorProto: length-delimited field runs past"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   r = run_runner(scale_model(), {"--weights", w, "--input", "a.pb", "--input", "b.pb"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("expected 1 --input files (one per graph input: x), got 2"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(dir / "output_0.pb"));
 }
 
@@ -512,7 +564,9 @@ TEST(Runner, ReportsWeightAndInitFailures) {
   // Without --weights the file is looked up next to the executable (the test binary here).
   EXPECT_NE(r.err.find("cannot load weights from '"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("/scale_weights_that_do_not_exist.bin' (expecting 4 bytes): a file could "
-                       "not be read"), std::string::npos) << r.err;
+                       "not be read"),
+            std::string::npos)
+      << r.err;
   write_bytes(dir / "w.bin", Bytes(5));
   r = run_runner(scale_model(), {"--weights", (dir / "w.bin").string()});
   EXPECT_EQ(r.code, 1);
