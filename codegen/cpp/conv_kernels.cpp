@@ -43,6 +43,16 @@ std::vector<std::string> axis_names(int rank) {
   return {all.end() - rank, all.end()};
 }
 
+/// `e` parenthesised when it is a sum, for use as a factor.
+std::string factor(const std::string& e) {
+  return e.find(' ') == std::string::npos ? e : "(" + e + ")";
+}
+
+/// "b * stride + rest" with the first term left out for b == 0.
+std::string block_offset(int64_t b, const std::string& stride, const std::string& rest) {
+  return b == 0 ? rest : fmt::format("{} * {} + {}", b, stride, rest);
+}
+
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(c));
   return s;
@@ -105,7 +115,8 @@ void emit_init_acc(CppKernel& k, const ConvParams& p, const std::string& len) {
 void emit_store_acc(CppKernel& k, const ConvParams& p, const std::string& len, const std::string& y_offset) {
   for (int64_t b = 0; b < p.channel_block; ++b) {
     k.w.line("for (int64_t i = 0; i < {}; ++i) {}", len,
-             store(p.dtype, "y_block", fmt::format("{} * kOutPlane + {} + i", b, y_offset), fmt::format("acc{}[i]", b)));
+             store(p.dtype, "y_block", block_offset(b, "kOutPlane", y_offset == "0" ? "i" : y_offset + " + i"),
+                   fmt::format("acc{}[i]", b)));
   }
 }
 
@@ -131,7 +142,7 @@ void emit_pointwise(CppKernel& k, const ConvParams& p) {
     w.open("for (int64_t c = 0; c < kGroupInC; ++c)");
     w.line("const {}* x_c = x_group + c * kInPlane + p0;", p.ct);
     for (int64_t b = 0; b < p.channel_block; ++b)
-      w.line("const {} w{} = {};", p.acc, b, load(p.dtype, "w_block", fmt::format("{} * kGroupInC + c", b)));
+      w.line("const {} w{} = {};", p.acc, b, load(p.dtype, "w_block", block_offset(b, "kGroupInC", "c")));
     w.open("for (int64_t i = 0; i < {}; ++i)", len);
     w.line("const {} xv = {};", p.acc, load(p.dtype, "x_c", "i"));
     for (int64_t b = 0; b < p.channel_block; ++b) w.line("acc{0}[i] += w{0} * xv;", b);
@@ -162,7 +173,7 @@ void emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::strin
     for (int a = 0; a < inner; ++a) {
       std::string o = "o" + lower(axes[a]);
       w.open("for (int64_t {0} = 0; {0} < kOut{1}; ++{0})", o, axes[a]);
-      out_row = out_row == "0" ? o : fmt::format("({}) * kOut{} + {}", out_row, axes[a], o);
+      out_row = out_row == "0" ? o : fmt::format("{} * kOut{} + {}", factor(out_row), axes[a], o);
     }
     for (int64_t b = 0; b < p.channel_block; ++b) w.line("{} acc{}[kOutW];", p.acc, b);
     if (padded_row) w.line("{} x_pad[kPaddedW] = {{}};  // the padding columns stay zero", p.acc);
@@ -177,19 +188,19 @@ void emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::strin
       w.open("for (int64_t {0} = 0; {0} < kK{1}; ++{0})", kv, ax);
       w.line("const int64_t {} = {} * kStride{} + {} * kDilation{} - kPad{};", iv, ov, ax, kv, ax, ax);
       w.line("if ({0} < 0 || {0} >= kIn{1}) continue;", iv, ax);
-      in_row = in_row == "0" ? iv : fmt::format("({}) * kIn{} + {}", in_row, ax, iv);
-      tap_row = tap_row == "0" ? kv : fmt::format("({}) * kK{} + {}", tap_row, ax, kv);
+      in_row = in_row == "0" ? iv : fmt::format("{} * kIn{} + {}", factor(in_row), ax, iv);
+      tap_row = tap_row == "0" ? kv : fmt::format("{} * kK{} + {}", factor(tap_row), ax, kv);
     }
-    w.line("const {}* x_in = x_c + {};", p.ct, in_row == "0" ? "0" : fmt::format("({}) * kInW", in_row));
+    w.line("const {}* x_in = x_c + {};", p.ct, in_row == "0" ? "0" : fmt::format("{} * kInW", factor(in_row)));
     std::string row = "x_in";
     if (padded_row) {
       w.line("for (int64_t i = 0; i < kCopyW; ++i) x_pad[kPadW + i] = {};", load(p.dtype, "x_in", "i"));
       row = "x_pad";
     }
     w.open("for (int64_t kw = 0; kw < kKW; ++kw)");
-    std::string tap = tap_row == "0" ? "kw" : fmt::format("({}) * kKW + kw", tap_row);
+    std::string tap = tap_row == "0" ? "kw" : fmt::format("{} * kKW + kw", factor(tap_row));
     for (int64_t b = 0; b < p.channel_block; ++b)
-      w.line("const {} w{} = {};", p.acc, b, load(p.dtype, "w_c", fmt::format("{} * kGroupInC * kTaps + {}", b, tap)));
+      w.line("const {} w{} = {};", p.acc, b, load(p.dtype, "w_c", block_offset(b, "kGroupInC * kTaps", tap)));
     w.open("for (int64_t ow = 0; ow < kOutW; ++ow)");
     std::string idx = "ow * kStrideW + kw * kDilationW";
     w.line("const {} xv = {};", p.acc, padded_row ? fmt::format("x_pad[{}]", idx) : load(p.dtype, row, idx));
@@ -198,7 +209,7 @@ void emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::strin
     w.close();
     for (int a = 0; a < inner; ++a) w.close();
     w.close();  // c
-    emit_store_acc(k, p, "kOutW", out_row == "0" ? "0" : fmt::format("({}) * kOutW", out_row));
+    emit_store_acc(k, p, "kOutW", out_row == "0" ? "0" : fmt::format("{} * kOutW", factor(out_row)));
     for (int a = 0; a < inner; ++a) w.close();
   });
 }

@@ -19,6 +19,11 @@ std::vector<std::string> axis_names(int rank) {
   return {all.end() - rank, all.end()};
 }
 
+/// `e` parenthesised when it is a sum, for use as a factor.
+std::string factor(const std::string& e) {
+  return e.find(' ') == std::string::npos ? e : "(" + e + ")";
+}
+
 std::string lower(const std::string& s) {
   std::string out = s;
   for (char& c : out) c = static_cast<char>(c - 'A' + 'a');
@@ -38,7 +43,7 @@ std::string flatten(const std::vector<std::string>& vars, const std::string& ext
                     const std::vector<std::string>& axes) {
   std::string out = vars[0];
   for (size_t a = 1; a < vars.size(); ++a)
-    out = fmt::format("({}) * {}{} + {}", out, extent_prefix, axes[a], vars[a]);
+    out = fmt::format("{} * {}{} + {}", factor(out), extent_prefix, axes[a], vars[a]);
   return out;
 }
 
@@ -118,7 +123,7 @@ Status emit_window_pool(CppKernel& k, PoolKind kind) {
     if (column_major) {
       // storage_order = 1: the first spatial axis varies fastest in the reported index.
       std::string col = iv[r - 1];
-      for (int a = r - 2; a >= 0; --a) col = fmt::format("({}) * kIn{} + {}", col, axes[a], iv[a]);
+      for (int a = r - 2; a >= 0; --a) col = fmt::format("{} * kIn{} + {}", factor(col), axes[a], iv[a]);
       w.line("best_index = plane * kInPlane + {};  // column-major (storage_order = 1)", col);
     } else {
       w.line("best_index = plane * kInPlane + {};", in_index);

@@ -7,6 +7,7 @@
 #include "graph/graph.h"
 #include "graph/ops/op_registry.h"
 #include "graph/ops/window.h"
+#include "tests/unit/cpp_kernel_runner.h"
 
 namespace aotc {
 namespace {
@@ -167,6 +168,55 @@ TEST(ConvReference, MatchesNaiveGroupedStridedDilated) {
   ASSERT_EQ(static_cast<int64_t>(expected.size()), (*out)[0].num_elements());
   for (size_t i = 0; i < expected.size(); ++i)
     EXPECT_NEAR((*out)[0].get_double(i), expected[i], 1e-5) << i;
+}
+
+TensorData random_tensor(DType t, std::vector<int64_t> dims, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  TensorData d(t, std::move(dims));
+  for (int64_t i = 0; i < d.num_elements(); ++i) d.set_double(i, dist(rng));
+  return d;
+}
+
+/// Compiles the node's C++ kernel and compares it with the reference on random data.
+void expect_kernel_matches(DType t, std::vector<int64_t> x, std::vector<int64_t> w, Attributes attrs,
+                           bool bias, double rtol = 1e-5) {
+  std::vector<std::optional<TensorData>> ins = {random_tensor(t, x, 1), random_tensor(t, w, 2)};
+  if (bias) ins.push_back(random_tensor(t, {w[0]}, 3));
+  auto n = kernel_test::build_node("Conv", ins, std::move(attrs), 1, {0, 1, 2});
+  ASSERT_TRUE(n.has_value()) << n.status().message();
+  EXPECT_EQ(kernel_test::kernel_matches_reference(*n, rtol, 1e-5), "");
+}
+
+TEST(ConvKernel, PaddedRowsGroupsStridesDilations) {
+  // Padding on the innermost axis takes the zero-padded row path; 3 channels per group.
+  Attributes a = ints({{"pads", {2, 1, 0, 3}}, {"strides", {2, 1}}, {"dilations", {1, 2}}});
+  a.set("group", int64_t{2});
+  expect_kernel_matches(DType::kFloat32, {2, 4, 9, 8}, {6, 2, 3, 2}, a, true);
+}
+
+TEST(ConvKernel, UnpaddedStridedRows) {
+  expect_kernel_matches(DType::kFloat32, {1, 3, 7, 9}, {8, 3, 3, 2}, ints({{"strides", {2, 3}}}), false);
+}
+
+TEST(ConvKernel, Half3DWithPadding) {
+  expect_kernel_matches(DType::kFloat16, {1, 2, 4, 5, 6}, {4, 2, 2, 3, 3},
+                        ints({{"pads", {1, 0, 1, 0, 1, 2}}, {"strides", {1, 2, 1}}}), true, 2e-3);
+}
+
+TEST(ConvKernel, Depthwise1DSameUpper) {
+  Attributes a = ints({{"strides", {2}}});
+  a.set("group", int64_t{5});
+  a.set("auto_pad", std::string("SAME_UPPER"));
+  expect_kernel_matches(DType::kFloat32, {2, 5, 11}, {5, 1, 4}, a, true);
+}
+
+TEST(ConvKernel, PointwiseWithRemainderBlockAndGroups) {
+  // 1031 pixels (prime) cannot be split into equal blocks: the last block is shorter.
+  Attributes a;
+  a.set("group", int64_t{2});
+  expect_kernel_matches(DType::kFloat32, {1, 4, 1031}, {6, 2, 1}, a, true);
+  expect_kernel_matches(DType::kFloat64, {2, 3, 5, 7}, {5, 3, 1, 1}, {}, false, 1e-12);
 }
 
 }  // namespace

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 
 #include "frontend/converter.h"
 #include "graph/graph.h"
 #include "graph/ops/op_registry.h"
+#include "tests/unit/cpp_kernel_runner.h"
 
 namespace aotc {
 namespace {
@@ -148,6 +150,42 @@ TEST(GemmConverter, RejectsCThatWouldGrowTheResult) {
   auto outs = (*frontend::ConverterRegistry::instance().find("Gemm", 13))(ctx);
   ASSERT_FALSE(outs.has_value());
   EXPECT_NE(outs.status().message().find("'fc'"), std::string::npos) << outs.status().message();
+}
+
+TensorData random_tensor(DType t, std::vector<int64_t> dims, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int64_t> ints(-1000000, 1000000);
+  std::uniform_real_distribution<double> reals(-1, 1);
+  TensorData d(t, std::move(dims));
+  for (int64_t i = 0; i < d.num_elements(); ++i) {
+    if (is_float(t)) d.set_double(i, reals(rng));
+    else d.set_int64(i, ints(rng));  // large enough for int32 products to wrap
+  }
+  return d;
+}
+
+void expect_kernel_matches(DType t, std::vector<int64_t> a, std::vector<int64_t> b, double rtol = 1e-5) {
+  auto n = kernel_test::build_node("MatMul", {random_tensor(t, a, 11), random_tensor(t, b, 12)}, {}, 1, {0, 1});
+  ASSERT_TRUE(n.has_value()) << n.status().message();
+  EXPECT_EQ(kernel_test::kernel_matches_reference(*n, rtol, 1e-5), "");
+}
+
+TEST(MatMulKernel, BroadcastBatchesAndVectors) {
+  expect_kernel_matches(DType::kFloat32, {3, 1, 2, 4}, {2, 4, 5});  // offset tables
+  expect_kernel_matches(DType::kFloat32, {2, 3, 4}, {4, 6});        // B shared by the batch
+  expect_kernel_matches(DType::kFloat32, {4}, {2, 4, 1});
+  expect_kernel_matches(DType::kFloat64, {3}, {3}, 1e-12);
+}
+
+TEST(MatMulKernel, IntegersWrapLikeTheReference) {
+  expect_kernel_matches(DType::kInt32, {3, 5}, {5, 4}, 0);
+  expect_kernel_matches(DType::kUInt64, {2, 3}, {3, 2}, 0);
+}
+
+TEST(MatMulKernel, HalfTypesAndColumnRemainder) {
+  // 1031 columns: the last column block is shorter than the others.
+  expect_kernel_matches(DType::kFloat16, {2, 9}, {9, 1031}, 2e-3);
+  expect_kernel_matches(DType::kBFloat16, {3, 8}, {8, 5}, 2e-2);
 }
 
 }  // namespace

@@ -3,8 +3,11 @@
 // pools and the errors users see.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "graph/graph.h"
 #include "graph/ops/op_registry.h"
+#include "tests/unit/cpp_kernel_runner.h"
 
 namespace aotc {
 namespace {
@@ -160,6 +163,54 @@ TEST(GlobalPoolReference, MeanAndMax) {
     ASSERT_TRUE(out.has_value()) << out.status().message();
     bool mean = std::string(op) == "GlobalAveragePool";
     EXPECT_EQ((*out)[0].to_double_vector(), mean ? (std::vector<double>{3.5, 9.5}) : (std::vector<double>{6, 12}));
+  }
+}
+
+TensorData random_tensor(DType t, std::vector<int64_t> dims, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-100, 100);
+  TensorData d(t, std::move(dims));
+  // Integers, halved: exact in every dtype tested, with repeated values to exercise tie-breaking.
+  for (int64_t i = 0; i < d.num_elements(); ++i)
+    d.set_double(i, is_float(t) ? dist(rng) * 0.5 : std::abs(dist(rng)));
+  return d;
+}
+
+void expect_kernel_matches(const std::string& op, DType t, std::vector<int64_t> x, Attributes attrs,
+                           int outputs = 1) {
+  auto n = kernel_test::build_node(op, {random_tensor(t, x, 5)}, std::move(attrs), outputs, {0});
+  ASSERT_TRUE(n.has_value()) << n.status().message();
+  EXPECT_EQ(kernel_test::kernel_matches_reference(*n, 1e-3, 1e-6), "") << op;
+}
+
+TEST(PoolKernel, MaxPoolIndicesCeilDilations3D) {
+  for (int64_t order : {0, 1})
+    expect_kernel_matches("MaxPool", DType::kFloat32, {1, 2, 5, 6, 7},
+                          make_attrs({{"kernel_shape", {2, 3, 2}}, {"strides", {2, 1, 2}}, {"dilations", {1, 2, 1}},
+                                      {"pads", {1, 0, 1, 0, 2, 1}}},
+                                     {{"ceil_mode", 1}, {"storage_order", order}}),
+                          2);
+}
+
+TEST(PoolKernel, MaxPoolInt8AndAsymmetricPads) {
+  expect_kernel_matches("MaxPool", DType::kInt8, {1, 3, 6, 6},
+                        make_attrs({{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {0, 0, 1, 1}}}));
+}
+
+TEST(PoolKernel, AveragePoolDivisors) {
+  for (int64_t include : {0, 1})
+    expect_kernel_matches("AveragePool", DType::kFloat32, {2, 2, 7, 6},
+                          make_attrs({{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 0, 1, 1}}},
+                                     {{"ceil_mode", 1}, {"count_include_pad", include}}));
+  Attributes same = make_attrs({{"kernel_shape", {4}}, {"strides", {3}}});
+  same.set("auto_pad", std::string("SAME_LOWER"));
+  expect_kernel_matches("AveragePool", DType::kFloat16, {1, 3, 10}, same);
+}
+
+TEST(PoolKernel, GlobalPools) {
+  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    expect_kernel_matches(op, DType::kFloat32, {2, 3, 5, 4}, {});
+    expect_kernel_matches(op, DType::kBFloat16, {1, 2, 3, 2, 2}, {});
   }
 }
 
