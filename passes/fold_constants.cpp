@@ -94,11 +94,21 @@ Expected<bool> fold_node(Graph& graph, Node* node, PassStatistics& stats,
   // make_constant removes the node once its last live result is replaced, which also destroys
   // its result Values: take everything needed from them first.
   std::vector<std::pair<Value*, TensorData>> replacements;
-  for (Value* o : live_outputs) replacements.emplace_back(o, std::move((*results)[o->producer_output_index()]));
+  std::vector<std::string> names;
+  for (Value* o : live_outputs) {
+    replacements.emplace_back(o, std::move((*results)[o->producer_output_index()]));
+    names.push_back(o->name());
+  }
+  std::vector<Value*> constants;
   for (auto& [value, data] : replacements) {
     stats.add_bytes("of constants created", static_cast<int64_t>(data.num_bytes()));
-    Value* c = graph.make_constant(value, std::move(data));
-    if (new_constants) new_constants->push_back(c);
+    constants.push_back(graph.make_constant(value, std::move(data)));
+  }
+  // While the node lived, its other results held their names, so make_constant had to pick
+  // fresh ones ("lo_const"); now that it is gone, give the readable names back.
+  for (size_t i = 0; i < constants.size(); ++i) {
+    if (constants[i]->name() != names[i] && !graph.find_value(names[i])) graph.rename_value(constants[i], names[i]);
+    if (new_constants) new_constants->push_back(constants[i]);
   }
   return true;
 }

@@ -1,0 +1,354 @@
+// Golden tests of the passes (tests/passes/<pass>.aotc) with a numeric-equivalence check of every
+// case, plus tests of the pipeline's debugging options.
+//
+// A golden file holds cases separated by lines `// -----`. Each case starts with a one-line
+// comment saying what it tests, then an input graph, then directives:
+//   // CHECK: text         the next printed line containing `text` (FileCheck's CHECK)
+//   // CHECK-NEXT: text    the line right after the previous match contains `text`
+//   // CHECK-NOT: text     no line between the previous and the next match contains `text`
+//   // EXPECT-UNCHANGED    the pass must report no change and print the input back unchanged
+// The pass is named by the file (fold_constants.aotc runs --pass=fold-constants). Every case is
+// also run on the reference implementations before and after the pass, on random inputs, and
+// the outputs must agree.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <unordered_map>
+
+#include "graph/ir_text.h"
+#include "graph/ops/op_registry.h"
+#include "passes/passes.h"
+#include "passes/pipeline.h"
+
+namespace aotc {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path golden_dir() { return fs::path(AOTC_SOURCE_DIR) / "tests" / "passes"; }
+
+struct Check {
+  enum Kind { kCheck, kNext, kNot } kind;
+  std::string pattern;
+  int line;
+};
+
+struct GoldenCase {
+  int first_line = 0;    ///< 1-based line of the case's first line in the file.
+  std::string text;      ///< The case, preceded by blank lines so parser errors keep file lines.
+  std::string summary;   ///< The leading one-line comment.
+  std::vector<Check> checks;
+  bool expect_unchanged = false;
+};
+
+std::string trim(std::string s) {
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::vector<GoldenCase> read_cases(const fs::path& file) {
+  std::ifstream in(file);
+  std::vector<GoldenCase> cases(1);
+  cases[0].first_line = 1;
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    std::string t = trim(line);
+    if (t.rfind("// -----", 0) == 0) {
+      cases.emplace_back();
+      cases.back().first_line = line_no + 1;
+      cases.back().text = std::string(line_no, '\n');
+      continue;
+    }
+    GoldenCase& c = cases.back();
+    c.text += line + "\n";
+    auto directive = [&](const char* prefix, Check::Kind kind) {
+      if (t.rfind(prefix, 0) != 0) return false;
+      c.checks.push_back({kind, trim(t.substr(strlen(prefix))), line_no});
+      return true;
+    };
+    if (directive("// CHECK:", Check::kCheck) || directive("// CHECK-NEXT:", Check::kNext) ||
+        directive("// CHECK-NOT:", Check::kNot))
+      continue;
+    if (t == "// EXPECT-UNCHANGED") {
+      c.expect_unchanged = true;
+    } else if (c.summary.empty() && !t.empty()) {
+      c.summary = t.rfind("//", 0) == 0 ? trim(t.substr(2)) : "";
+      if (c.summary.empty()) c.summary = "<missing>";
+    }
+  }
+  std::erase_if(cases, [](const GoldenCase& c) { return trim(c.text).empty(); });
+  return cases;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+/// Matches the checks against `output` in order; returns "" or what went wrong.
+std::string run_checks(const std::vector<Check>& checks, const std::string& output, const std::string& file) {
+  std::vector<std::string> lines = lines_of(output);
+  size_t cursor = 0;
+  std::vector<const Check*> pending_not;
+  auto violated_not = [&](size_t end) -> std::string {
+    for (const Check* n : pending_not)
+      for (size_t i = cursor; i < end; ++i)
+        if (lines[i].find(n->pattern) != std::string::npos)
+          return fmt::format("{}:{}: CHECK-NOT '{}' found in line {}: {}", file, n->line, n->pattern, i + 1,
+                             lines[i]);
+    return "";
+  };
+  for (const Check& c : checks) {
+    if (c.kind == Check::kNot) {
+      pending_not.push_back(&c);
+      continue;
+    }
+    size_t found = cursor;
+    if (c.kind == Check::kNext) {
+      if (cursor == 0 || cursor >= lines.size() || lines[cursor].find(c.pattern) == std::string::npos)
+        return fmt::format("{}:{}: CHECK-NEXT '{}' does not match line {}", file, c.line, c.pattern, cursor + 1);
+    } else {
+      while (found < lines.size() && lines[found].find(c.pattern) == std::string::npos) ++found;
+      if (found == lines.size())
+        return fmt::format("{}:{}: CHECK '{}' not found after line {}", file, c.line, c.pattern, cursor);
+    }
+    if (std::string err = violated_not(found); !err.empty()) return err;
+    pending_not.clear();
+    cursor = found + 1;
+  }
+  return violated_not(lines.size());
+}
+
+/// Runs the graph node by node on the reference implementations.
+Expected<std::vector<TensorData>> evaluate(const Graph& g, const std::vector<TensorData>& inputs) {
+  std::unordered_map<const Value*, TensorData> env;
+  for (size_t i = 0; i < inputs.size(); ++i) env[g.inputs()[i]] = inputs[i];
+  for (const Value* v : g.values())
+    if (v->is_constant()) env[v] = *v->constant_data();
+  for (const Node* n : g.nodes()) {
+    std::vector<const TensorData*> args;
+    for (const Value* in : n->inputs()) args.push_back(in ? &env.at(in) : nullptr);
+    AOTC_ASSIGN_OR_RETURN(std::vector<TensorData> outs, evaluate_node(*n, args));
+    for (int i = 0; i < n->num_outputs(); ++i) env[n->output(i)] = std::move(outs[i]);
+  }
+  std::vector<TensorData> out;
+  for (const Value* v : g.outputs()) out.push_back(env.at(v));
+  return out;
+}
+
+/// Relative tolerance for comparing a graph with its rewritten form: rewrites such as folding
+/// a BatchNorm into weights legitimately change the rounding of the computation.
+double tolerance(DType t) {
+  switch (t) {
+    case DType::kFloat64: return 1e-12;
+    case DType::kFloat32: return 1e-5;
+    case DType::kFloat16: return 1e-2;
+    case DType::kBFloat16: return 5e-2;
+    default: return 0;
+  }
+}
+
+/// Empty when `before` and `after` compute the same outputs on random inputs; "skip: ..." when
+/// the graph cannot be run; otherwise the first difference.
+std::string compare_numerically(const Graph& before, const Graph& after, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<TensorData> inputs;
+  for (const Value* in : before.inputs()) {
+    if (!is_static(in->shape())) return "skip: symbolic input " + in->name();
+    TensorData d(in->dtype(), static_dims(in->shape()));
+    for (int64_t i = 0; i < d.num_elements(); ++i) {
+      if (is_float(in->dtype())) d.set_double(i, std::uniform_real_distribution<double>(-2, 2)(rng));
+      else d.set_int64(i, std::uniform_int_distribution<int>(0, in->dtype() == DType::kBool ? 1 : 2)(rng));
+    }
+    inputs.push_back(std::move(d));
+  }
+  auto want = evaluate(before, inputs);
+  if (!want) return "skip: the input graph does not run: " + want.status().message();
+  auto got = evaluate(after, inputs);
+  if (!got) return "the rewritten graph does not run: " + got.status().message();
+  for (size_t k = 0; k < want->size(); ++k) {
+    const TensorData &w = (*want)[k], &o = (*got)[k];
+    if (w.type() != o.type())
+      return fmt::format("output {} is {} but was {}", k, o.type().to_string(), w.type().to_string());
+    double rtol = tolerance(w.dtype());
+    for (int64_t i = 0; i < w.num_elements(); ++i) {
+      double a = w.get_double(i), b = o.get_double(i);
+      if (std::isnan(a) && std::isnan(b)) continue;
+      if (!(std::fabs(a - b) <= rtol * std::max(1.0, std::fabs(a))))
+        return fmt::format("output {} element {}: {} before the pass, {} after", k, i, a, b);
+    }
+  }
+  return "";
+}
+
+std::string pass_name_of(const fs::path& file) {
+  std::string n = file.stem().string();
+  std::replace(n.begin(), n.end(), '_', '-');
+  return n;
+}
+
+std::vector<std::string> golden_files() {
+  std::vector<std::string> files;
+  if (fs::exists(golden_dir()))
+    for (const auto& e : fs::directory_iterator(golden_dir()))
+      if (e.path().extension() == ".aotc") files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class PassGolden : public testing::TestWithParam<std::string> {};
+
+TEST_P(PassGolden, Cases) {
+  fs::path file = golden_dir() / GetParam();
+  std::string pass = pass_name_of(file);
+  ASSERT_NE(find_pass(pass), nullptr) << file << " names no registered pass '" << pass << "'";
+  std::vector<GoldenCase> cases = read_cases(file);
+  ASSERT_FALSE(cases.empty()) << file;
+  PrintOptions print_options;
+  print_options.max_constant_elements = 64;
+  for (const GoldenCase& c : cases) {
+    std::string where = fmt::format("{}:{}", file.filename().string(), c.first_line);
+    SCOPED_TRACE(where + ": " + c.summary);
+    EXPECT_NE(c.summary, "<missing>") << where << ": a case starts with a one-line '//' comment";
+    auto input = parse_graph(c.text);
+    ASSERT_TRUE(input.has_value()) << where << ": " << input.status().message();
+    auto graph = parse_graph(c.text);
+    ASSERT_TRUE(graph.has_value());
+    auto result = run_named_pass(**graph, pass);
+    ASSERT_TRUE(result.has_value()) << result.status().message();
+    Status verified = (*graph)->verify();
+    EXPECT_TRUE(verified.is_ok()) << "invalid graph after " << pass << ": " << verified.message();
+    std::string printed = print_graph(**graph, print_options);
+    if (c.expect_unchanged) {
+      EXPECT_FALSE(result->changed) << pass << " reported a change (" << result->stats.to_string() << ")";
+      EXPECT_EQ(printed, print_graph(**input, print_options));
+    } else {
+      EXPECT_TRUE(result->changed) << pass << " reported no change:\n" << printed;
+      EXPECT_FALSE(c.checks.empty()) << where << ": a case that changes the graph needs CHECK lines";
+    }
+    std::string mismatch = run_checks(c.checks, printed, file.filename().string());
+    EXPECT_EQ(mismatch, "") << "output was:\n" << printed;
+    std::string numeric = compare_numerically(**input, **graph, 1234);
+    if (numeric.rfind("skip:", 0) == 0) continue;
+    EXPECT_EQ(numeric, "") << "output was:\n" << printed;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, PassGolden, testing::ValuesIn(golden_files()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           std::string n = fs::path(info.param).stem().string();
+                           return n;
+                         });
+
+// The team's rule: every pass has a golden file with at least three cases, one of which checks
+// that the pass leaves a graph alone.
+TEST(PassGoldenCoverage, EveryPassHasThreeCasesIncludingANegativeOne) {
+  for (const PassInfo& p : registered_passes()) {
+    std::string file_name(p.name);
+    std::replace(file_name.begin(), file_name.end(), '-', '_');
+    fs::path file = golden_dir() / (file_name + ".aotc");
+    if (!fs::exists(file)) {
+      ADD_FAILURE() << "pass '" << p.name << "' has no golden test " << file;
+      continue;
+    }
+    std::vector<GoldenCase> cases = read_cases(file);
+    EXPECT_GE(cases.size(), 3u) << file;
+    EXPECT_TRUE(std::any_of(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.expect_unchanged; }))
+        << file << " has no EXPECT-UNCHANGED case";
+  }
+}
+
+TEST(PassGoldenRunner, ChecksCanFail) {
+  const std::string out = "a\nb\nc\n";
+  EXPECT_EQ(run_checks({{Check::kCheck, "a", 1}, {Check::kNext, "b", 2}}, out, "f"), "");
+  EXPECT_NE(run_checks({{Check::kCheck, "a", 1}, {Check::kNext, "c", 2}}, out, "f"), "");
+  EXPECT_NE(run_checks({{Check::kCheck, "c", 1}, {Check::kCheck, "a", 2}}, out, "f"), "");
+  EXPECT_NE(run_checks({{Check::kCheck, "a", 1}, {Check::kNot, "b", 2}, {Check::kCheck, "c", 3}}, out, "f"), "");
+  EXPECT_NE(run_checks({{Check::kNot, "c", 1}}, out, "f"), "");
+  EXPECT_EQ(run_checks({{Check::kCheck, "b", 1}, {Check::kNot, "a", 2}}, out, "f"), "");
+}
+
+// ---- The pipeline ----
+
+const char* kConvBnModel = R"(
+graph @m(%x: f32[1x2x4x4]) -> (%y: f32[1x2x4x4], %d: i64[4]) {
+  %wshape = const i64[4] dense<[2, 2, 3, 3]>
+  %p = const f32[2] dense<[0.5, 2.0]>
+  %w = ConstantOfShape(%wshape) {value = f32[1] dense<[0.25]>} : f32[2x2x3x3]
+  %c = Conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1x2x4x4]
+  %n = BatchNormalization(%c, %p, %p, %p, %p) : f32[1x2x4x4]
+  %y = Relu(%n) : f32[1x2x4x4]
+  %s = Shape(%n) : i64[4]
+  %d = Mul(%s, %s) : i64[4]
+  return %y, %d
+})";
+
+TEST(Pipeline, FoldsAndCleansUpAndStaysEquivalent) {
+  auto before = parse_graph(kConvBnModel);
+  ASSERT_TRUE(before.has_value()) << before.status().message();
+  auto g = parse_graph(kConvBnModel);
+  ASSERT_TRUE(g.has_value());
+  PipelineOptions options;
+  options.verify_each = true;
+  ASSERT_TRUE(run_pipeline(**g, options).is_ok());
+  std::vector<std::string> ops;
+  for (const Node* n : (*g)->nodes()) ops.push_back(n->op());
+  EXPECT_EQ(ops, (std::vector<std::string>{"Conv", "Relu"})) << print_graph(**g);
+  EXPECT_EQ(compare_numerically(**before, **g, 7), "");
+}
+
+TEST(Pipeline, PrintIrAfterNamesPassStepAndStatistics) {
+  auto g = parse_graph(kConvBnModel);
+  ASSERT_TRUE(g.has_value());
+  std::ostringstream out;
+  PipelineOptions options;
+  options.print_ir_after = {"fold-constants", "remove-dead-code"};
+  options.ir_out = &out;
+  ASSERT_TRUE(run_pipeline(**g, options).is_ok());
+  std::string text = out.str();
+  EXPECT_NE(text.find("// ----- IR after fold-constants (step 2 of 4): 1 nodes folded, 144 B of constants created -----\n"
+                      "graph @m("),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("// ----- IR after remove-dead-code (step 4 of 4): 4 constants removed"), std::string::npos) << text;
+  EXPECT_EQ(text.find("IR after fold-shapes"), std::string::npos) << text;
+}
+
+TEST(Pipeline, UnknownPrintIrAfterNameListsTheValidOnes) {
+  auto g = parse_graph(kConvBnModel);
+  ASSERT_TRUE(g.has_value());
+  PipelineOptions options;
+  options.print_ir_after = {"fold-everything"};
+  Status s = run_pipeline(**g, options);
+  EXPECT_EQ(s.message(),
+            "unknown pass 'fold-everything' in --print-ir-after; valid names: all, fold-shapes, fold-constants, "
+            "fold-batchnorm-into-conv, remove-dead-code");
+}
+
+TEST(Pipeline, UnknownPassNameListsTheValidOnes) {
+  auto g = parse_graph(kConvBnModel);
+  ASSERT_TRUE(g.has_value());
+  Status s = run_pass(**g, "fold");
+  EXPECT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("unknown pass 'fold'; valid passes: fold-shapes, fold-constants"), std::string::npos)
+      << s.message();
+}
+
+TEST(PassStatistics, FormatsCountsAndBytes) {
+  PassStatistics stats;
+  EXPECT_EQ(stats.to_string(), "no change");
+  stats.add("nodes folded", 12);
+  stats.add("nodes skipped", 0);
+  stats.add_bytes("of constants created", 3250586);
+  EXPECT_EQ(stats.to_string(), "12 nodes folded, 3.1 MB of constants created");
+  EXPECT_EQ(stats.get("nodes folded"), 12);
+}
+
+}  // namespace
+}  // namespace aotc
