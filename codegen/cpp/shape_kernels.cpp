@@ -36,15 +36,23 @@ std::string offset_expr(const std::string& offset, const std::string& stride_nam
 /// Writes the loop nest for one box copy from `src` to `dst`.
 void emit_box_copy(CodeWriter& w, const CopyBox& original, const std::string& src, const std::string& dst) {
   CopyBox box = original.simplified();
-  int64_t total = box.num_elements();
-  if (total == 0) {
+  if (box.num_elements() == 0) {
     w.line("// Nothing to copy: the tensor is empty.");
     return;
   }
   int rank = static_cast<int>(box.dims.size());
-  // The innermost axis is copied as one block when it is contiguous on both sides.
-  bool block = box.src_strides.back() == 1 && box.dst_strides.back() == 1;
+  // The innermost axis is handled as one block when the destination is contiguous along it and
+  // the source is too (memcpy) or repeats one element (a broadcast: fill).
+  bool dst_run = box.dst_strides.back() == 1;
+  bool copy_run = dst_run && box.src_strides.back() == 1;
+  bool fill_run = dst_run && box.src_strides.back() == 0 && box.dims.back() > 1;
+  bool block = copy_run || fill_run;
   int loops = block ? rank - 1 : rank;
+  if (copy_run && loops == 0) w.line("// One contiguous run.");
+  else if (copy_run) w.line("// Runs of kBlock contiguous elements.");
+  else if (fill_run) w.line("// Each source element fills a run of kBlock destination elements.");
+  else w.line("// Element by element: no axis is contiguous in both tensors.");
+
   std::string src_base = box.src_offset ? "kSrcOffset" : "";
   std::string dst_base = box.dst_offset ? "kDstOffset" : "";
   if (box.src_offset || box.dst_offset) {
@@ -53,7 +61,7 @@ void emit_box_copy(CodeWriter& w, const CopyBox& original, const std::string& sr
     if (box.dst_offset) parts.push_back(fmt::format("kDstOffset = {}", box.dst_offset));
     w.line("constexpr int64_t {};", fmt::join(parts, ", "));
   }
-  if (block) w.line("constexpr int64_t kBlock = {};  // contiguous elements per copy", box.dims.back());
+  if (block) w.line("constexpr int64_t kBlock = {};", box.dims.back());
   if (loops > 0) {
     std::vector<int64_t> extents(box.dims.begin(), box.dims.begin() + loops);
     std::vector<int64_t> src_strides(box.src_strides.begin(), box.src_strides.begin() + loops);
@@ -65,30 +73,23 @@ void emit_box_copy(CodeWriter& w, const CopyBox& original, const std::string& sr
   for (int i = 0; i < loops; ++i) w.open("for (int64_t i{0} = 0; i{0} < kExtent{0}; ++i{0})", i);
   std::string s = offset_expr(src_base, "SrcStride", loops);
   std::string d = offset_expr(dst_base, "DstStride", loops);
-  if (block) {
+  if (copy_run) {
     w.line("std::memcpy({} + {}, {} + {}, kBlock * sizeof({}[0]));", dst, d, src, s, dst);
+  } else if (fill_run) {
+    w.line("std::fill_n({} + {}, kBlock, {}[{}]);", dst, d, src, s);
   } else {
     w.line("{}[{}] = {}[{}];", dst, d, src, s);
   }
   for (int i = 0; i < loops; ++i) w.close();
 }
 
-std::string describe_types(const Node& node) {
-  std::vector<std::string> in, out;
-  for (const Value* v : node.inputs())
-    if (v) in.push_back(v->type().to_string());
-  for (const Value* v : node.outputs()) out.push_back(v->type().to_string());
-  return fmt::format("{} -> {}", fmt::join(in, ", "), fmt::join(out, ", "));
-}
-
 Status emit_data_movement(CppKernel& k) {
   const Node& node = k.node;
   AOTC_ASSIGN_OR_RETURN(std::vector<NodeCopy> copies, data_movement_copies(node));
   CodeWriter& w = k.w;
-  std::string what = node.op();
-  if (node.op() == "Transpose") what += fmt::format(" (perm {})", int_list(transpose_perm(node)));
-  if (node.op() == "Concat" || node.op() == "Split") what += fmt::format(" along axis {}", normalized_axis_attr(node));
-  w.line("// {}: {}.", what, describe_types(node));
+  // The op and the types are in the comment above the function; add what they do not say.
+  if (node.op() == "Transpose") w.line("// Output axis i is input axis perm[i], perm = {}.", int_list(transpose_perm(node)));
+  if (node.op() == "Concat" || node.op() == "Split") w.line("// Along axis {}.", normalized_axis_attr(node));
   if (copies.size() == 1) {
     emit_box_copy(w, copies[0].box, k.in[copies[0].input], k.out[copies[0].output]);
     return Status::ok();

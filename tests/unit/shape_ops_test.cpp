@@ -278,12 +278,19 @@ TEST(ShapeKernels, ContiguousCopiesBecomeMemcpy) {
   OneNode rows("Transpose", f32({2, 3, 4}), {}, attr("perm", std::vector<int64_t>{1, 0, 2}));
   std::string t = emit(*rows.node);
   EXPECT_NE(t.find("constexpr int64_t kBlock = 4;"), std::string::npos) << t;
+  EXPECT_NE(t.find("// Runs of kBlock contiguous elements."), std::string::npos) << t;
 
   // The full reversal has no contiguous run: an element loop with baked strides.
   OneNode rev("Transpose", f32({2, 3, 4}), {});
   std::string e = emit(*rev.node);
   EXPECT_EQ(e.find("memcpy"), std::string::npos) << e;
   EXPECT_NE(e.find("kSrcStride0 = 1, kSrcStride1 = 4, kSrcStride2 = 12"), std::string::npos) << e;
+}
+
+TEST(ShapeKernels, BroadcastInnermostAxisIsAFill) {
+  OneNode n("Expand", f32({3, 1}), {i64({3, 4})});
+  std::string e = emit(*n.node);
+  EXPECT_NE(e.find("std::fill_n(out0 + i0 * kDstStride0, kBlock, in0[i0 * kSrcStride0]);"), std::string::npos) << e;
 }
 
 TEST(ShapeKernels, ConcatAlongLeadingAxisIsOneMemcpyPerInput) {
