@@ -8,8 +8,6 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "frontend/onnx_importer.h"
-#include "frontend/tensor_proto.h"
 #include "passes/plan_memory.h"
 
 namespace aotc {
@@ -174,16 +172,10 @@ Expected<CompileResult> compile_model(const CompileOptions& options) {
   bytes.clear();
   bytes.shrink_to_fit();
 
-  frontend::ImportOptions import;
-  import.input_shapes = options.input_shapes;
-  for (auto& [input, file] : options.const_input_files) {
-    AOTC_ASSIGN_OR_RETURN(frontend::NamedTensor t, frontend::read_tensor_file(file));
-    import.const_inputs[input] = std::move(t.data);
-  }
   AOTC_ASSIGN_OR_RETURN(auto proto, frontend::read_onnx_model(options.model_path));
   package.onnx_nodes = proto->graph().node_size();
   AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                        frontend::import_onnx_model(*proto, options.model_path, import));
+                        frontend::import_onnx_model(*proto, options.model_path, options.import));
   proto.reset();
 
   // Errors from here on concern the imported graph; name the model as the importer does.

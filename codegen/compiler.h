@@ -9,6 +9,7 @@
 
 #include "codegen/package_writer.h"
 #include "codegen/report.h"
+#include "frontend/onnx_importer.h"
 #include "graph/graph.h"
 #include "graph/status.h"
 #include "passes/pipeline.h"
@@ -22,10 +23,8 @@ struct CompileOptions {
   std::string output_dir;
   /// Package name, a C identifier; empty: the model file's stem, sanitised.
   std::string name;
-  /// --shape NAME=DIMS: whole shapes of graph inputs.
-  std::map<std::string, std::vector<int64_t>> input_shapes;
-  /// --const-input NAME=FILE.pb: graph inputs bound to tensors read from TensorProto files.
-  std::map<std::string, std::string> const_input_files;
+  /// Graph input shapes (--shape) and compile-time inputs (--const-input).
+  frontend::ImportOptions import;
   bool compress_weights = false;
   bool embed_weights = false;
   PipelineOptions pipeline;
