@@ -40,6 +40,12 @@ Expected<std::optional<std::vector<int64_t>>> constant_ints(ConvertContext& ctx,
   return std::optional<std::vector<int64_t>>{t->to_int64_vector()};
 }
 
+std::string target_to_string(const std::vector<std::optional<Dim>>& target) {
+  Shape shown;
+  for (const std::optional<Dim>& d : target) shown.push_back(d ? *d : Dim::symbolic("inferred"));
+  return fmt::format("[{}]", shape_to_string(shown));
+}
+
 /// Emits a core Reshape of x to `target`, where nullopt marks the one extent that only the
 /// element count determines (written as -1).
 Expected<Value*> emit_reshape_to(ConvertContext& ctx, Value* x, const std::vector<std::optional<Dim>>& target) {
@@ -65,8 +71,9 @@ Expected<Value*> emit_reshape_to(ConvertContext& ctx, Value* x, const std::vecto
     }
   }
   if (num_infer > 1 || (literal_zero && copies_or_infers))
-    return ctx.unsupported_error("the result of reshaping {} cannot be written as one Reshape: "
-                                 "too many symbolic or empty dims move", x->type().to_string());
+    return ctx.unsupported_error("the result {} cannot be written as a Reshape of {}: symbolic or empty "
+                                 "dims change position (static input shapes, --shape, avoid this)",
+                                 target_to_string(target), x->type().to_string());
   Attributes attrs;
   if (literal_zero) attrs.set("allowzero", int64_t{1});
   Value* shape = ctx.constant(TensorData::from_int64(req), "shape");

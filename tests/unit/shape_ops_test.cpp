@@ -328,6 +328,19 @@ TEST(ShapeConverters, FlattenOfSymbolicBatchIsReshapeWithCopiedDim) {
   EXPECT_EQ((*y)[0]->shape(), (Shape{Dim::symbolic("N"), 12}));
 }
 
+TEST(ShapeConverters, MovedSymbolicDimsAreUnsupported) {
+  // [?N, ?M] -> [1, ?N, ?M] would need two inferred extents in one Reshape.
+  Graph g;
+  Value* x = g.add_input("x", TensorType{DType::kFloat32, {Dim::symbolic("N"), Dim::symbolic("M")}});
+  auto y = convert(g, "Unsqueeze", 11, {x}, attr("axes", std::vector<int64_t>{0}));
+  EXPECT_EQ(y.status().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(y.status().message().find("--shape"), std::string::npos) << y.status().message();
+  // Appending a unit dim keeps both symbols in place: [0, 0, 1].
+  auto z = convert(g, "Unsqueeze", 11, {x}, attr("axes", std::vector<int64_t>{2}));
+  ASSERT_TRUE(z.has_value()) << z.status().message();
+  EXPECT_EQ((*z)[0]->shape(), (Shape{Dim::symbolic("N"), Dim::symbolic("M"), 1}));
+}
+
 TEST(ShapeConverters, SqueezeAndUnsqueezeAcrossVersions) {
   Graph g;
   Value* x = g.add_input("x", f32({1, 3, 1, 5}));
