@@ -1,5 +1,6 @@
 #include "frontend/function_inliner.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -85,6 +86,9 @@ class Flattener {
                      const std::map<std::string, int>& caller_scope, int depth) {
     std::string fn_label = fmt::format("{}.{}", fn.domain(), fn.name());
     auto where = [&] { return fmt::format("node '{}' ({})", call_name, fn_label); };
+    std::string key = function_key(fn.domain(), fn.name());
+    if (std::find(active_.begin(), active_.end(), key) != active_.end())
+      return invalid_model("{}: function '{}' calls itself; recursive functions cannot be inlined", where(), fn_label);
     if (depth >= kMaxInlineDepth)
       return invalid_model("{}: model-local functions nest deeper than {} (recursive function?)", where(),
                            kMaxInlineDepth);
@@ -147,7 +151,10 @@ class Flattener {
         *n.add_attribute() = std::move(bound);
       }
       std::string inner = body.name().empty() ? fmt::format("{}_{}", body.op_type(), k) : body.name();
-      AOTC_RETURN_IF_ERROR(add(n, fmt::format("{}/{}", call_name, inner), scope, depth + 1));
+      active_.push_back(key);
+      Status s = add(n, fmt::format("{}/{}", call_name, inner), scope, depth + 1);
+      active_.pop_back();
+      AOTC_RETURN_IF_ERROR(s);
     }
     return Status::ok();
   }
@@ -156,6 +163,7 @@ class Flattener {
   std::unordered_map<std::string, const onnx::FunctionProto*> functions_;
   std::unordered_set<std::string> taken_;
   std::vector<FlatNode> out_;
+  std::vector<std::string> active_;  ///< Functions being inlined, outermost first.
 };
 
 }  // namespace

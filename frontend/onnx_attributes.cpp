@@ -1,5 +1,8 @@
 #include "frontend/onnx_attributes.h"
 
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace aotc::frontend {
@@ -80,7 +83,33 @@ Expected<AttrValue> convert_attribute(const AttrProto& a, const ExternalDataPoli
   }
 }
 
+using SchemaAttrs = std::vector<std::pair<std::string, AttrProto::AttributeType>>;
+
+const std::unordered_map<std::string, SchemaAttrs>& schema_attribute_types() {
+  static const std::unordered_map<std::string, SchemaAttrs> table = {
+#include "frontend/onnx_attribute_types.inc"
+  };
+  return table;
+}
+
 }  // namespace
+
+Status check_attribute_types(const onnx::NodeProto& node) {
+  const auto& table = schema_attribute_types();
+  auto op = table.find(node.op_type());
+  if (op == table.end()) return Status::ok();
+  for (const AttrProto& a : node.attribute()) {
+    if (!a.ref_attr_name().empty()) continue;
+    std::vector<AttrProto::AttributeType> allowed;
+    for (const auto& [name, type] : op->second)
+      if (name == a.name()) allowed.push_back(type);
+    if (allowed.empty()) continue;
+    AOTC_ASSIGN_OR_RETURN(AttrProto::AttributeType type, attribute_type(a));
+    if (std::find(allowed.begin(), allowed.end(), type) == allowed.end())
+      return invalid_model("attribute '{}' must be {} but is {}", a.name(), type_name(allowed[0]), type_name(type));
+  }
+  return Status::ok();
+}
 
 Expected<Attributes> convert_attributes(const onnx::NodeProto& node, const ExternalDataPolicy& policy) {
   Attributes out;

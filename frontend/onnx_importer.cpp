@@ -230,7 +230,7 @@ class Importer {
 
   Status add_initializer(const onnx::TensorProto& t) {
     auto data = tensor_from_proto(t, policy_);
-    if (!data) return data.status().with_context(fmt::format("initializer '{}'", t.name()));
+    if (!data) return data.status();
     bind(t.name(), graph_->add_constant(t.name(), std::move(data).value()));
     return Status::ok();
   }
@@ -375,6 +375,7 @@ class Importer {
   Status convert_node(const FlatNode& n, const Converter& converter, std::vector<Value*> inputs) {
     const std::string& op_type = n.proto.op_type();
     std::string where = fmt::format("node '{}' ({})", n.name, op_type);
+    AOTC_RETURN_IF_ERROR(check_attribute_types(n.proto).with_context(where));
     auto attrs = convert_attributes(n.proto, policy_);
     if (!attrs) return attrs.status().with_context(where);
     std::vector<std::string> output_names(n.proto.output().begin(), n.proto.output().end());
