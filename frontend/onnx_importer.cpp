@@ -21,14 +21,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
+enum class ParseFailure { kTruncated, kNotOnnx, kCorrupt };
+
 // Walks the top-level protobuf fields of a file that failed to parse, to tell a file that was
-// cut short (a field runs past the end) from one that is not protobuf at all.
-bool looks_truncated(const std::string& bytes) {
+// cut short (a field runs past the end) from one that is not an ONNX model at all (a field that
+// ModelProto does not have, with the wire type it does not have) and from a corrupt one.
+ParseFailure diagnose_parse_failure(const std::string& bytes) {
+  // ModelProto fields: number -> wire type (0 varint, 2 length-delimited).
+  auto expected_wire_type = [](uint64_t field) -> int {
+    switch (field) {
+      case 1: case 5: return 0;                                   // ir_version, model_version
+      case 2: case 3: case 4: case 6: case 7: case 8: case 14:    // strings, graph, opset_import,
+      case 20: case 25: case 26: return 2;                        // metadata, training, functions
+      default: return -1;
+    }
+  };
   size_t pos = 0;
   auto varint = [&](uint64_t& v) -> bool {
     v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos >= bytes.size()) return false;
+    for (int shift = 0; shift < 64 && pos < bytes.size(); shift += 7) {
       uint8_t b = static_cast<uint8_t>(bytes[pos++]);
       v |= static_cast<uint64_t>(b & 0x7f) << shift;
       if (!(b & 0x80)) return true;
@@ -37,23 +48,15 @@ bool looks_truncated(const std::string& bytes) {
   };
   while (pos < bytes.size()) {
     uint64_t tag = 0, v = 0;
-    if (!varint(tag)) return pos >= bytes.size();
-    if ((tag >> 3) == 0) return false;
-    switch (tag & 7) {
-      case 0:
-        if (!varint(v)) return pos >= bytes.size();
-        break;
-      case 1: if ((pos += 8) > bytes.size()) return true; break;
-      case 5: if ((pos += 4) > bytes.size()) return true; break;
-      case 2:
-        if (!varint(v)) return pos >= bytes.size();
-        if (v > bytes.size() - pos) return true;
-        pos += v;
-        break;
-      default: return false;  // groups or invalid wire types: not an ONNX file
+    if (!varint(tag)) return pos >= bytes.size() ? ParseFailure::kTruncated : ParseFailure::kNotOnnx;
+    if (expected_wire_type(tag >> 3) != static_cast<int>(tag & 7)) return ParseFailure::kNotOnnx;
+    if (!varint(v)) return pos >= bytes.size() ? ParseFailure::kTruncated : ParseFailure::kNotOnnx;
+    if ((tag & 7) == 2) {
+      if (v > bytes.size() - pos) return ParseFailure::kTruncated;
+      pos += v;
     }
   }
-  return false;
+  return ParseFailure::kCorrupt;
 }
 
 struct DeclaredType {
@@ -505,8 +508,12 @@ Expected<std::unique_ptr<onnx::ModelProto>> read_onnx_model(const std::string& p
   if (bytes.empty()) return invalid_model("{}: the file is empty", path);
   auto model = std::make_unique<onnx::ModelProto>();
   if (!model->ParseFromString(bytes)) {
-    if (looks_truncated(bytes)) return invalid_model("{}: the file is truncated (an ONNX field runs past its end)", path);
-    return invalid_model("{}: not an ONNX model (protobuf parsing failed)", path);
+    switch (diagnose_parse_failure(bytes)) {
+      case ParseFailure::kTruncated:
+        return invalid_model("{}: the file is truncated (an ONNX field runs past its end)", path);
+      case ParseFailure::kNotOnnx: return invalid_model("{}: not an ONNX model", path);
+      case ParseFailure::kCorrupt: return invalid_model("{}: corrupt ONNX model (protobuf parsing failed)", path);
+    }
   }
   if (!model->has_graph()) return invalid_model("{}: not an ONNX model (no graph)", path);
   return model;

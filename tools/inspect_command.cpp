@@ -116,7 +116,7 @@ void run_inspect(const std::string& path) {
   size_t width = 0;
   for (auto& [op, count] : rows) width = std::max(width, op.size());
   std::printf("%-10s %d nodes, %zu op types%s\n", "ops", g.node_size(), rows.size(),
-              m.functions_size() ? fmt::format(", {} model-local functions", m.functions_size()).c_str() : "");
+              m.functions_size() ? fmt::format(", {} model-local function{}", m.functions_size(), m.functions_size() == 1 ? "" : "s").c_str() : "");
   for (auto& [op, count] : rows)
     std::printf("%-10s %-*s %6d%s\n", "", static_cast<int>(width), op.c_str(), count,
                 local_functions.count(op) ? "  (function, inlined)" : "");
@@ -140,7 +140,8 @@ void run_inspect(const std::string& path) {
     std::printf("%-10s every op has a converter\n", "support");
     return;
   }
-  std::printf("%-10s %zu op types cannot be compiled yet:\n", "support", missing.size());
+  std::printf("%-10s %zu op type%s cannot be compiled yet:\n", "support", missing.size(),
+              missing.size() == 1 ? "" : "s");
   for (const auto& [op, nodes] : missing) {
     std::vector<std::string> shown(nodes.begin(), nodes.begin() + std::min<size_t>(nodes.size(), 4));
     std::string more = nodes.size() > shown.size() ? fmt::format(", ... ({} nodes)", nodes.size()) : "";

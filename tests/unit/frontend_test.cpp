@@ -156,6 +156,12 @@ TEST_F(FrontendTest, NotOnnx) {
   auto g = import_onnx_model(write_bytes("text.onnx", "hello, this is not a model\n"), {});
   ASSERT_FALSE(g.has_value());
   EXPECT_CONTAINS(g.status().message(), "not an ONNX model");
+  // Text whose first byte reads as a length-delimited field must not pass for a truncated model.
+  EXPECT_CONTAINS(import_error(write_bytes("junk.onnx", "junk junk\n")), "not an ONNX model");
+  // A TensorProto is protobuf, but not a ModelProto.
+  onnx::TensorProto t;
+  tensor_to_proto(TensorData::from_float({1, 2}, {2}), "t", &t);
+  EXPECT_CONTAINS(import_error(write_bytes("tensor.onnx", t.SerializeAsString())), "not an ONNX model");
 }
 
 // --- graph structure ----------------------------------------------------------------------------
