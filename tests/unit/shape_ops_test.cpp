@@ -9,6 +9,7 @@
 #include "frontend/converter.h"
 #include "graph/ops/op_registry.h"
 #include "graph/ops/shape_ops.h"
+#include "tests/unit/cpp_kernel_runner.h"
 
 namespace aotc {
 namespace {
@@ -302,6 +303,64 @@ TEST(ShapeKernels, ConcatAlongLeadingAxisIsOneMemcpyPerInput) {
   std::string c = emit(*n);
   EXPECT_NE(c.find("kDstOffset = 6"), std::string::npos) << c;
   EXPECT_EQ(c.find("for ("), std::string::npos) << c;
+}
+
+// Differential tests: the compiled kernel must reproduce the reference bit for bit, on dtypes of
+// every width (bool, i8, f16, u64) and on the copy shapes that take different code paths (one
+// run, runs, element loops with negative strides, broadcast fills, several operands).
+
+/// Bytes 0, 1, 2, ... reinterpreted as `dtype` (bool gets 0/1 so every value is valid).
+TensorData pattern(DType dtype, std::vector<int64_t> dims) {
+  TensorData t(dtype, std::move(dims));
+  uint8_t* p = t.mutable_bytes();
+  for (size_t i = 0; i < t.num_bytes(); ++i) p[i] = dtype == DType::kBool ? (i * 7 / 3) % 2 : static_cast<uint8_t>(i * 37 + 11);
+  return t;
+}
+
+void expect_kernel_exact(const std::string& op, std::vector<std::optional<TensorData>> inputs, Attributes attrs = {},
+                         int num_outputs = 1, std::vector<int> runtime = {0}) {
+  auto n = kernel_test::build_node(op, std::move(inputs), std::move(attrs), num_outputs, std::move(runtime));
+  ASSERT_TRUE(n.has_value()) << n.status().message();
+  auto ref = evaluate_node(*n->node, n->data);
+  ASSERT_TRUE(ref.has_value()) << ref.status().message();
+  auto got = kernel_test::run_cpp_kernel(*n->node, n->data);
+  ASSERT_TRUE(got.has_value()) << got.status().message();
+  for (size_t i = 0; i < ref->size(); ++i) EXPECT_TRUE((*ref)[i] == (*got)[i]) << op << " output " << i;
+}
+
+TEST(ShapeKernelsRun, TransposeAllPathsAndDtypes) {
+  expect_kernel_exact("Transpose", {pattern(DType::kFloat16, {2, 3, 4, 5})}, attr("perm", std::vector<int64_t>{3, 1, 0, 2}));
+  expect_kernel_exact("Transpose", {pattern(DType::kInt8, {2, 3, 4})}, attr("perm", std::vector<int64_t>{1, 0, 2}));
+  expect_kernel_exact("Transpose", {pattern(DType::kBool, {3, 5})});
+}
+
+TEST(ShapeKernelsRun, SliceWithNegativeStepsAndOffsets) {
+  expect_kernel_exact("Slice", {pattern(DType::kUInt64, {5, 6, 7}), i64({-1, 1, 6}), i64({INT64_MIN, 5, 0}),
+                                i64({0, 1, -1}), i64({-2, 1, -3})});
+  expect_kernel_exact("Slice", {pattern(DType::kFloat32, {4, 6}), i64({1}), i64({3}), i64({0})});
+}
+
+TEST(ShapeKernelsRun, ConcatSplitExpandReshape) {
+  expect_kernel_exact("Concat", {pattern(DType::kInt16, {2, 1, 3}), pattern(DType::kInt16, {2, 4, 3}),
+                                 pattern(DType::kInt16, {2, 0, 3})},
+                      attr("axis", int64_t{1}), 1, {0, 1, 2});
+  expect_kernel_exact("Split", {pattern(DType::kBFloat16, {3, 7})},
+                      [] { Attributes a = attr("axis", int64_t{-1}); a.set("num_outputs", int64_t{3}); return a; }(), 3);
+  expect_kernel_exact("Expand", {pattern(DType::kBool, {3, 1}), i64({2, 3, 5})});
+  expect_kernel_exact("Expand", {pattern(DType::kFloat64, {1, 4}), i64({3, 1})});
+  expect_kernel_exact("Reshape", {pattern(DType::kUInt8, {2, 3, 4}), i64({4, -1})});
+}
+
+TEST(ShapeKernelsRun, ShapeAndConstantOfShape) {
+  expect_kernel_exact("Shape", {pattern(DType::kFloat32, {2, 3, 4})}, attr("start", int64_t{1}));
+  TensorData big(DType::kUInt64, {1});
+  big.mutable_data<uint64_t>()[0] = UINT64_MAX - 5;
+  expect_kernel_exact("ConstantOfShape", {i64({2, 3})}, attr("value", big), 1, {});
+  TensorData half(DType::kFloat16, {1});
+  half.set_double(0, -2.5);
+  expect_kernel_exact("ConstantOfShape", {i64({4})}, attr("value", half), 1, {});
+  expect_kernel_exact("ConstantOfShape", {i64({INT64_C(3)})}, attr("value", TensorData::from_int64({INT64_MIN}, {1})),
+                      1, {});
 }
 
 // --- Frontend lowering --------------------------------------------------------------------------
