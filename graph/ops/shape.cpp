@@ -12,7 +12,6 @@
 // generated code cannot disagree about which element goes where.
 #include <algorithm>
 #include <cstring>
-#include <set>
 
 #include <fmt/ranges.h>
 
@@ -431,7 +430,8 @@ Expected<std::vector<TensorData>> reference_data_movement(const Node& node,
   return out;
 }
 
-/// Runs shape inference's checks on a node without an InferContext of the caller's.
+/// Runs `f` with a fresh InferContext, so that the public helpers below reuse inference's operand
+/// checks and messages; a missing constant operand comes back as inference's kNeedsConstant.
 template <typename F>
 auto with_context(const Node& node, F&& f) {
   InferContext ctx(node);
@@ -456,6 +456,8 @@ std::vector<int64_t> transpose_perm(const Node& node) {
 Expected<SliceBox> resolve_slice(const Node& node) {
   return with_context(node, [&](InferContext& ctx) -> Expected<SliceBox> {
     AOTC_ASSIGN_OR_RETURN(SliceOperands s, read_slice_operands(ctx));
+    if (!is_static(node.input(0)->shape()))
+      return ctx.unsupported_error("needs a static input shape, got {}", node.input(0)->type().to_string());
     std::vector<int64_t> dims = static_dims(node.input(0)->shape());
     SliceBox box;
     box.starts.assign(dims.size(), 0);
