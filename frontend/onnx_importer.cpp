@@ -124,6 +124,9 @@ bool shape_fits(const Shape& declared, const Shape& actual) {
   return true;
 }
 
+// The op of placeholder nodes that exist only while the importer runs (see Importer::bind).
+constexpr const char* kPinOp = "aotc.frontend.pin";
+
 class Importer {
  public:
   Importer(const onnx::ModelProto& model, std::string path, const ImportOptions& options)
@@ -138,6 +141,7 @@ class Importer {
     auto flat = flatten_model_nodes(model_);
     if (!flat) return in_model(flat.status());
     AOTC_RETURN_IF_ERROR(in_model(convert_nodes(*flat)));
+    remove_pins();
     AOTC_RETURN_IF_ERROR(in_model(import_outputs()));
     graph_->remove_unused_constants();
     AOTC_RETURN_IF_ERROR(in_model(graph_->topological_sort()));
@@ -185,6 +189,16 @@ class Importer {
     }
     env_[onnx_name] = v->name();
     aliases_[v->name()].push_back(onnx_name);
+    // Folding an operand turns it into a constant and deletes its producer once no output of it
+    // is used. A sibling output whose consumers come later in the model has no use yet, so
+    // outputs of multi-output nodes get a placeholder use until every node is converted.
+    if (v->producer() && v->producer()->num_outputs() > 1)
+      pins_.push_back(graph_->add_node(kPinOp, kPinOp, {v}, {}));
+  }
+
+  void remove_pins() {
+    for (Node* pin : pins_) graph_->remove_node(pin);
+    pins_.clear();
   }
 
   // --- graph inputs and initializers -------------------------------------------------------------
@@ -483,6 +497,7 @@ class Importer {
   std::unordered_map<std::string, std::string> not_produced_;  ///< optional outputs a converter left out -> node
   std::vector<std::pair<std::string, std::vector<std::string>>> unsupported_;
   std::unordered_map<std::string, size_t> unsupported_index_;
+  std::vector<Node*> pins_;  ///< Placeholder users that keep values alive during conversion.
 };
 
 }  // namespace

@@ -351,6 +351,24 @@ TEST_F(FrontendTest, DeclaredOutputTypeMustMatch) {
   EXPECT_CONTAINS(import_error(write(c)), "output 'y' is declared f32[3] but computes as f32[2]");
 }
 
+TEST_F(FrontendTest, FoldingAnOperandKeepsSiblingOutputsAlive) {
+  // Reshape needs s0 at compile time, so the importer folds Split; s1 has no user yet at that
+  // moment but is needed by the second Reshape.
+  ModelBuilder b;
+  b.input("x", kFloat, {"6"}).output("y").output("z");
+  b.initializer("dims", {}, {0});
+  b.graph().mutable_initializer(0)->Clear();
+  tensor_to_proto(TensorData::from_int64({6, 2, 3}), "dims", b.graph().mutable_initializer(0));
+  tensor_to_proto(TensorData::from_int64({1, 2}), "sizes", b.graph().add_initializer());
+  b.node("Split", {"dims", "sizes"}, {"s0", "s1"}, "split");
+  b.node("Reshape", {"x", "s0"}, {"y"}, "flat");
+  b.node("Reshape", {"x", "s1"}, {"z"}, "matrix");
+  auto g = import_ok(write(b));
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->outputs()[0]->shape(), make_shape({6}));
+  EXPECT_EQ(g->outputs()[1]->shape(), make_shape({2, 3}));
+}
+
 // --- model-local functions ----------------------------------------------------------------------
 
 TEST_F(FrontendTest, FunctionsAreInlined) {
