@@ -167,12 +167,12 @@ Expected<CompileResult> compile_model(const CompileOptions& options) {
   package.compress_weights = options.compress_weights;
   package.embed_weights = options.embed_weights;
 
+  // Parsing first: the reader explains a missing, empty or truncated file best.
+  AOTC_ASSIGN_OR_RETURN(auto proto, frontend::read_onnx_model(options.model_path));
   AOTC_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(options.model_path));
   package.model_hash = codegen::fnv1a64_hex(bytes);
   bytes.clear();
   bytes.shrink_to_fit();
-
-  AOTC_ASSIGN_OR_RETURN(auto proto, frontend::read_onnx_model(options.model_path));
   package.onnx_nodes = proto->graph().node_size();
   AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
                         frontend::import_onnx_model(*proto, options.model_path, options.import));

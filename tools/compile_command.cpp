@@ -49,6 +49,8 @@ void add_compile_command(CLI::App& app) {
       ->required();
   cmd->add_option("--name", o.name, "Package name, a C identifier (default: the model file's stem)");
   args->import.add_to(cmd);
+  // One value per flag, so that `--shape x=1x3 model.onnx` does not take the model as a shape.
+  for (const char* flag : {"--shape", "--const-input"}) cmd->get_option(flag)->allow_extra_args(false);
   cmd->add_flag("--compress-weights", o.compress_weights, "zstd-compress the weights file");
   cmd->add_flag("--embed-weights", o.embed_weights, "Compile the weights into the library instead of a file");
   cmd->add_option("--print-ir-after", o.pipeline.print_ir_after,
