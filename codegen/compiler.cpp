@@ -124,12 +124,13 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
   report.model = options.model_file;
   report.model_hash = "fnv1a64:" + options.model_hash;
   report.onnx_nodes = options.onnx_nodes;
-  report.kernels = graph.num_nodes();
+  report.kernels = graph.num_nodes() - static_cast<int>(arena.views.size());
   report.kernel_functions = module.kernel_functions;
   for (const Node* n : graph.nodes()) ++report.ops[n->op()];
   report.arena_bytes = arena.arena_bytes;
   report.arena_lower_bound_bytes = arena.lower_bound_bytes;
   report.arena_buffers = arena.num_buffers;
+  report.zero_copy_views = static_cast<int>(arena.views.size());
   report.weights_bytes = weights.total_bytes;
   report.weights_constants = weights.num_constants;
   report.weights_storage = weights.total_bytes == 0    ? "none"

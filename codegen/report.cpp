@@ -54,8 +54,10 @@ std::string report_to_json(const CompileReport& r) {
   out += fmt::format("  \"kernels\": {},\n", r.kernels);
   out += fmt::format("  \"kernel_functions\": {},\n", r.kernel_functions);
   out += fmt::format("  \"ops\": {{{}}},\n", ops);
-  out += fmt::format("  \"memory\": {{\"arena_bytes\": {}, \"lower_bound_bytes\": {}, \"buffers\": {}}},\n",
-                     r.arena_bytes, r.arena_lower_bound_bytes, r.arena_buffers);
+  out += fmt::format(
+      "  \"memory\": {{\"arena_bytes\": {}, \"lower_bound_bytes\": {}, \"buffers\": {}, "
+      "\"zero_copy_views\": {}}},\n",
+      r.arena_bytes, r.arena_lower_bound_bytes, r.arena_buffers, r.zero_copy_views);
   out += fmt::format("  \"weights_bytes\": {},\n", r.weights_bytes);
   out += fmt::format("  \"weights\": {{\"constants\": {}, \"storage\": {}}},\n", r.weights_constants,
                      json_string(r.weights_storage));

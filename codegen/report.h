@@ -24,12 +24,13 @@ struct CompileReport {
   std::string model;       ///< Model file name (no folders: packages must not depend on paths).
   std::string model_hash;  ///< "fnv1a64:<16 hex digits>" of the model file's bytes.
   int onnx_nodes = 0;      ///< Nodes in the ONNX graph as stored in the file.
-  int kernels = 0;         ///< Kernel calls in the run function (nodes of the final graph).
+  int kernels = 0;         ///< Kernel calls in the run function (nodes that are not views).
   int kernel_functions = 0;  ///< Distinct kernel functions emitted.
-  std::map<std::string, int> ops;  ///< Kernel calls per core op.
+  std::map<std::string, int> ops;  ///< Nodes of the final graph per core op.
   int64_t arena_bytes = 0;
   int64_t arena_lower_bound_bytes = 0;
   int arena_buffers = 0;
+  int zero_copy_views = 0;  ///< View nodes (Reshape, ...) that share their input's buffer.
   int64_t weights_bytes = 0;
   int weights_constants = 0;
   std::string weights_storage;  ///< "none", "file", "file (zstd)" or "embedded".

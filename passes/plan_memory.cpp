@@ -7,6 +7,8 @@
 #include <queue>
 #include <set>
 
+#include "graph/ops/op_registry.h"
+
 namespace aotc {
 namespace {
 
@@ -148,32 +150,62 @@ Expected<int64_t> value_bytes(const Value& v) {
   return *n * size;
 }
 
+namespace {
+
+// A node whose output can share its input's bytes: a view op (same bytes, new shape) whose
+// output the caller does not need in a buffer of its own.
+bool is_zero_copy_view(const Graph& graph, const Node& n) {
+  const OpDef* def = OpRegistry::instance().find(n.op());
+  if (!def || !def->traits.view || n.num_outputs() != 1 || !n.input(0)) return false;
+  const Value& in = *n.input(0);
+  const Value& out = *n.output(0);
+  return !graph.is_graph_output(&out) && in.dtype() == out.dtype() &&
+         element_count(in.shape()) == element_count(out.shape());
+}
+
+}  // namespace
+
 Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment) {
+  ArenaPlan plan;
   std::vector<Node*> nodes = graph.nodes();
   std::unordered_map<const Node*, int> step;
   for (size_t i = 0; i < nodes.size(); ++i) step[nodes[i]] = static_cast<int>(i);
+  auto last_use = [&](const Value* v, int def_step) {
+    int last = def_step;  // A value nobody reads (an unused optional output) is still written.
+    for (const Use& u : v->uses()) {
+      auto it = step.find(u.user);
+      AOTC_INTERNAL_ASSERT(it != step.end(), "'{}' is used by a node outside the graph", v->name());
+      last = std::max(last, it->second);
+    }
+    return last;
+  };
 
   std::vector<BufferRequest> requests;
   std::vector<const Value*> owners;
+  std::unordered_map<const Value*, size_t> request_of;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    for (const Value* v : nodes[i]->outputs()) {
+    const Node& n = *nodes[i];
+    if (is_zero_copy_view(graph, n)) {
+      const Value* root = n.input(0);
+      if (auto it = plan.views.find(root); it != plan.views.end()) root = it->second;
+      plan.views[n.output(0)] = root;
+      if (auto it = request_of.find(root); it != request_of.end()) {
+        BufferRequest& r = requests[it->second];
+        r.last = std::max(r.last, last_use(n.output(0), static_cast<int>(i)));
+      }
+      continue;
+    }
+    for (const Value* v : n.outputs()) {
       if (graph.is_graph_output(v)) continue;
       AOTC_ASSIGN_OR_RETURN(int64_t bytes, value_bytes(*v));
-      // A value nobody reads (an unused optional output) is still written by its node.
-      BufferRequest r{bytes, static_cast<int>(i), static_cast<int>(i)};
-      for (const Use& u : v->uses()) {
-        auto it = step.find(u.user);
-        AOTC_INTERNAL_ASSERT(it != step.end(), "'{}' is used by a node outside the graph", v->name());
-        r.last = std::max(r.last, it->second);
-      }
-      requests.push_back(r);
+      request_of[v] = requests.size();
+      requests.push_back(BufferRequest{bytes, static_cast<int>(i), last_use(v, static_cast<int>(i))});
       owners.push_back(v);
     }
   }
 
   ArenaLayout layout = place_buffers(requests, alignment);
   AOTC_RETURN_IF_ERROR(check_arena_layout(requests, layout, alignment));
-  ArenaPlan plan;
   for (size_t i = 0; i < owners.size(); ++i) plan.offsets[owners[i]] = layout.offsets[i];
   plan.arena_bytes = layout.total_bytes;
   plan.lower_bound_bytes = layout.lower_bound_bytes;

@@ -48,14 +48,19 @@ Status check_arena_layout(const std::vector<BufferRequest>& requests, const Aren
 /// The arena plan of a graph: where each intermediate value lives.
 struct ArenaPlan {
   std::unordered_map<const Value*, int64_t> offsets;  ///< Byte offset of each arena value.
+  /// Outputs of view nodes (OpTraits::view, e.g. Reshape) that share the buffer of the value
+  /// they view instead of being copied; maps each to that value (itself never a view). Their
+  /// nodes emit no code.
+  std::unordered_map<const Value*, const Value*> views;
   int64_t arena_bytes = 0;
   int64_t lower_bound_bytes = 0;
   int num_buffers = 0;
 };
 
 /// Plans the arena for the graph's node order. Values in the arena are node outputs that are not
-/// graph outputs (graph outputs are written straight into the caller's buffers). Fails when a
-/// shape is not static or a size overflows. The result is checked with check_arena_layout.
+/// graph outputs (graph outputs are written straight into the caller's buffers) and not views.
+/// A viewed buffer stays live until the last use of any of its views. Fails when a shape is not
+/// static or a size overflows. The result is checked with check_arena_layout.
 Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment);
 
 /// The weights blob: the bytes of every constant that kernels read or the graph returns, each at

@@ -80,6 +80,10 @@ class CppModuleEmitter {
   /// The C++ expression of the buffer holding `v`, typed as a (const) pointer to its element.
   std::string pointer(const Value& v, bool writable) const {
     std::string type = (writable ? "" : "const ") + c_type(v) + "*";
+    if (auto it = spec_.arena.views.find(&v); it != spec_.arena.views.end()) {
+      AOTC_INTERNAL_ASSERT(!writable, "view '{}' is written", v.name());
+      return pointer(*it->second, false);  // Views keep the dtype: only the shape differs.
+    }
     if (auto it = output_slot_.find(&v); it != output_slot_.end() && v.producer()) {
       return fmt::format("static_cast<{}>(outputs[{}])", type, it->second);
     }
@@ -108,6 +112,11 @@ class CppModuleEmitter {
   }
 
   Status emit_node(const Node& n) {
+    if (n.num_outputs() == 1 && spec_.arena.views.count(n.output(0))) {
+      run_.line("// node '{}' ({}): {}: a view of '{}', no code", comment_text(n.name()), n.op(),
+                signature_comment(n, true), comment_text(spec_.arena.views.at(n.output(0))->name()));
+      return Status::ok();
+    }
     const CppKernelEmitter* emitter = CppKernelRegistry::instance().find(n.op());
     if (!emitter) return unsupported("{}: no C++ kernel for op '{}'", n.describe(), n.op());
 

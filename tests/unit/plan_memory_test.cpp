@@ -138,6 +138,31 @@ TEST(PlanMemory, GraphArenaExcludesInputsOutputsAndConstants) {
   EXPECT_EQ(weights->offsets.at(c), 0);
 }
 
+TEST(PlanMemory, ReshapeSharesItsInputBufferAndExtendsItsLifetime) {
+  Graph g;
+  TensorType t{DType::kFloat32, make_shape({4, 16})}, flat{DType::kFloat32, make_shape({64})};
+  Value* x = g.add_input("x", t);
+  Value* shape = g.add_constant("shape", TensorData::from_int64({64}));
+  Node* relu = g.add_node("Relu", "relu", {x}, {"a"});
+  relu->output(0)->set_type(t);
+  Node* reshape = g.add_node("Reshape", "reshape", {relu->output(0), shape}, {"b"});
+  reshape->output(0)->set_type(flat);
+  Node* relu2 = g.add_node("Relu", "relu2", {reshape->output(0)}, {"c"});
+  relu2->output(0)->set_type(flat);
+  Node* reshape2 = g.add_node("Reshape", "reshape2", {relu2->output(0), shape}, {"y"});
+  reshape2->output(0)->set_type(flat);
+  g.add_output(reshape2->output(0));
+
+  auto plan = plan_arena(g, kAlign);
+  ASSERT_TRUE(plan.has_value()) << plan.status().message();
+  ASSERT_EQ(plan->views.size(), 1u);  // reshape2 writes a graph output: it must copy
+  EXPECT_EQ(plan->views.at(reshape->output(0)), relu->output(0));
+  EXPECT_EQ(plan->offsets.count(reshape->output(0)), 0u);
+  // a is read (through b) by relu2 at step 2 while c is written: they must not share bytes.
+  EXPECT_NE(plan->offsets.at(relu->output(0)), plan->offsets.at(relu2->output(0)));
+  EXPECT_EQ(plan->arena_bytes, 512);
+}
+
 TEST(PlanMemory, IdenticalConstantsShareWeights) {
   Graph g;
   TensorType t{DType::kFloat32, make_shape({2})};
