@@ -164,6 +164,11 @@ Expected<CompileResult> compile_model(const CompileOptions& options) {
                          "starting with a digit)",
                          package.name);
   }
+  // The runtime stub owns the aotc_ prefix (aotc_runtime, aotc_runner, aotc_status, ...).
+  if (package.name == "aotc" || package.name.starts_with("aotc_")) {
+    return invalid_model("package name '{}' is reserved for the aotc runtime; choose another with --name",
+                         package.name);
+  }
   package.model_file = model_path.filename().string();
   package.compress_weights = options.compress_weights;
   package.embed_weights = options.embed_weights;

@@ -174,6 +174,11 @@ TEST(Package, BadOptionsAreRejectedBeforeAnythingIsWritten) {
   ASSERT_FALSE(r.has_value());
   EXPECT_NE(r.status().message().find("not a C identifier"), std::string::npos);
 
+  o.name = "aotc_runtime";
+  r = compile_model(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.status().message().find("reserved"), std::string::npos);
+
   o = options_for(model, tmp.path() / "pkg");
   o.target = "z80";
   r = compile_model(o);
