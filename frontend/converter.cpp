@@ -85,4 +85,12 @@ std::vector<std::string> ConverterRegistry::op_types() const {
   return out;
 }
 
+std::vector<int> ConverterRegistry::since_versions(const std::string& op_type) const {
+  std::vector<int> out;
+  auto it = converters_.find(op_type);
+  if (it != converters_.end())
+    for (auto& [version, c] : it->second) out.push_back(version);
+  return out;
+}
+
 }  // namespace aotc::frontend

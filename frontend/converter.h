@@ -83,6 +83,8 @@ class ConverterRegistry {
   const Converter* find(const std::string& op_type, int opset) const;
   bool knows(const std::string& op_type) const { return converters_.count(op_type) != 0; }
   std::vector<std::string> op_types() const;
+  /// The opset versions from which `op_type` has its own converter, ascending (empty if unknown).
+  std::vector<int> since_versions(const std::string& op_type) const;
 
  private:
   std::map<std::string, std::map<int, Converter>> converters_;

@@ -60,6 +60,7 @@ struct Options {
   std::string output_dir = ".";
   std::string weights;
   long bench_runs = 0;
+  bool print = false;
   bool help = false;
 };
 
@@ -89,6 +90,7 @@ class Runner {
   bool load_input(int k, const std::string& path);
   bool generate_input(int k);
   bool write_outputs();
+  void print_outputs() const;
   bool bench(long runs);
 
   const aotc_model_desc& model_;
@@ -107,6 +109,10 @@ bool Runner::parse_args(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       options_.help = true;
+      continue;
+    }
+    if (arg == "--print") {
+      options_.print = true;
       continue;
     }
     // Accept both "--flag VALUE" and "--flag=VALUE".
@@ -150,13 +156,14 @@ bool Runner::parse_args(int argc, char** argv) {
 
 void Runner::print_usage() const {
   std::printf(
-      "usage: %s [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N]\n\n"
+      "usage: %s [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N] [--print]\n\n"
       "Runs the model '%s' once and writes output_<k>.pb (ONNX TensorProto) for each output.\n\n"
       "  --input FILE.pb   an input as an ONNX TensorProto, in graph-input order; give one per\n"
       "                    input or none (then deterministic inputs are generated)\n"
       "  --output-dir DIR  where to write the outputs (default: current folder; created)\n"
       "  --weights FILE    weights file (default: %s)\n"
-      "  --bench N         run N more times and print latency statistics\n\n",
+      "  --bench N         run N more times and print latency statistics\n"
+      "  --print           print each output's shape, first values and largest element\n\n",
       program_.c_str(), model_.name ? model_.name : "model",
       model_.embedded_weights ? "the weights compiled into this program"
       : model_.weights_file   ? model_.weights_file
@@ -371,6 +378,46 @@ bool Runner::write_outputs() {
   return true;
 }
 
+// Element k of an output as a double, for the dtypes worth printing; false for the others.
+bool element_value(int onnx_dtype, const void* data, uint64_t k, double* v) {
+  switch (onnx_dtype) {
+    case 1: *v = static_cast<const float*>(data)[k]; return true;
+    case 11: *v = static_cast<const double*>(data)[k]; return true;
+    case 10: *v = aotc_h2f(static_cast<const uint16_t*>(data)[k]); return true;
+    case 16: *v = aotc_bf2f(static_cast<const uint16_t*>(data)[k]); return true;
+    case 2: *v = static_cast<const uint8_t*>(data)[k]; return true;
+    case 3: *v = static_cast<const int8_t*>(data)[k]; return true;
+    case 6: *v = static_cast<double>(static_cast<const int32_t*>(data)[k]); return true;
+    case 7: *v = static_cast<double>(static_cast<const int64_t*>(data)[k]); return true;
+    case 9: *v = static_cast<const bool*>(data)[k] ? 1 : 0; return true;
+    default: return false;
+  }
+}
+
+void Runner::print_outputs() const {
+  constexpr uint64_t kShown = 8;
+  for (int k = 0; k < model_.num_outputs; ++k) {
+    const aotc_tensor_desc& d = model_.outputs[k];
+    uint64_t n = numel_of(d);
+    std::printf("output %d '%s' %s%s:", k, d.name ? d.name : "?", aotc_onnx_dtype_name(d.onnx_dtype),
+                shape_string(d.rank, d.dims).c_str());
+    double v = 0, best = 0;
+    uint64_t best_at = 0;
+    if (n > 0 && !element_value(d.onnx_dtype, outputs_[k].get(), 0, &v)) {
+      std::printf(" (values of this dtype are not printed)\n");
+      continue;
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+      element_value(d.onnx_dtype, outputs_[k].get(), i, &v);
+      if (i < kShown) std::printf(" %.6g", v);
+      if (i == 0 || v > best) best = v, best_at = i;
+    }
+    if (n > kShown) std::printf(" ... (%llu values)", static_cast<unsigned long long>(n));
+    if (n > 0) std::printf("; largest %.6g at flat index %llu", best, static_cast<unsigned long long>(best_at));
+    std::printf("\n");
+  }
+}
+
 bool Runner::bench(long runs) {
   std::vector<double> ms;
   ms.reserve(static_cast<size_t>(runs));
@@ -430,6 +477,7 @@ int Runner::main(int argc, char** argv) {
     return 1;
   }
   if (!write_outputs()) return 1;
+  if (options_.print) print_outputs();
   if (options_.bench_runs > 0 && !bench(options_.bench_runs)) return 1;
   return 0;
 }

@@ -10,4 +10,4 @@ set -x
 build/aotc compile examples/mnist_cnn.onnx --target x86-64 -o out/mnist_cnn
 cmake -S out/mnist_cnn -B out/mnist_cnn/build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build out/mnist_cnn/build
-out/mnist_cnn/build/mnist_cnn_run --input examples/mnist_cnn_input_0.pb --output-dir out/mnist_cnn/result --bench 20
+out/mnist_cnn/build/mnist_cnn_run --input examples/mnist_cnn_input_0.pb --output-dir out/mnist_cnn/result --print --bench 20

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up and build, unit and golden tests, the ONNX node conformance suite
 # end to end (regenerates docs/conformance.md), and the 9 light models against onnxruntime.
+# Each suite runs even when an earlier one failed; the exit status is non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
@@ -8,6 +9,10 @@ scripts/setup.sh || exit 1
 status=0
 echo "== unit and golden tests"
 (cd build && ctest --output-on-failure -j"$(nproc)") || status=1
+
+echo "== runtime stub: TensorProto reader on every ONNX test file (ASan/UBSan), packages built via runtime.cmake"
+python3 tests/runtime/check_node_tests.py || status=1
+python3 tests/runtime/check_runner_packages.py || status=1
 
 echo "== ONNX node conformance (x86-64)"
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64 \

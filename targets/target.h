@@ -63,6 +63,9 @@ class Target {
   /// kernel for the op, a dtype the chip lacks, ...). The message does not name the node: the
   /// caller collects all refusals and names them.
   virtual Status supports(const Node& node) const = 0;
+  /// Whether the target has a kernel for core op `op` at all (for `aotc ops` and docs/ops.md;
+  /// supports() still decides per node, on dtypes and attributes).
+  virtual bool has_kernel(const std::string& op) const = 0;
   /// Renders the module sources for a graph whose nodes all passed supports().
   virtual Expected<EmittedModule> emit(const ModuleSpec& spec) const = 0;
 };

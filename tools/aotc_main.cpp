@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   aotc::tools::add_compile_command(app);
   aotc::tools::add_inspect_command(app);
   aotc::tools::add_targets_command(app);
+  aotc::tools::add_ops_command(app);
   aotc::tools::add_eval_command(app);
   aotc::tools::add_opt_command(app);
   CLI11_PARSE(app, argc, argv);

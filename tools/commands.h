@@ -10,6 +10,8 @@ void add_compile_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 /// `aotc targets` (targets_command.cpp).
 void add_targets_command(CLI::App& app);
+/// `aotc ops [--markdown]`: converters, core ops and kernels per target (ops_command.cpp).
+void add_ops_command(CLI::App& app);
 /// `aotc eval MODEL --input FILE.pb ...`: runs the reference interpreter (eval_command.cpp).
 void add_eval_command(CLI::App& app);
 /// `aotc opt FILE.aotc --pass=NAME`: runs passes on textual IR, for golden tests (opt_command.cpp).

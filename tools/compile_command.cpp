@@ -21,6 +21,9 @@ void run_compile(CompileArgs& args) {
   if (!import.has_value()) fail(import.status());
   o.import = std::move(*import);
   std::vector<std::string> passes = pipeline_pass_names();
+  // Pass names are spelled with '-' (fold-constants); their files with '_' (fold_constants.cpp).
+  // Accept either spelling.
+  for (std::string& p : o.pipeline.print_ir_after) std::replace(p.begin(), p.end(), '_', '-');
   for (const std::string& p : o.pipeline.print_ir_after) {
     if (p != "all" && std::find(passes.begin(), passes.end(), p) == passes.end()) {
       std::string known;

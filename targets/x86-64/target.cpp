@@ -30,8 +30,12 @@ class X86_64Target final : public Target {
 
   const TargetFacts& facts() const override { return facts_; }
 
+  bool has_kernel(const std::string& op) const override {
+    return codegen::CppKernelRegistry::instance().find(op) != nullptr;
+  }
+
   Status supports(const Node& node) const override {
-    if (!codegen::CppKernelRegistry::instance().find(node.op())) {
+    if (!has_kernel(node.op())) {
       return unsupported("no C++ kernel for op '{}'", node.op());
     }
     auto check = [&](const Value* v) -> Status {

@@ -98,6 +98,15 @@ def main():
                 t.ParseFromString(fp.read())
             y = numpy_helper.to_array(t)
             ok = t.name == "y" and y.dtype == np.float32 and np.array_equal(y, np.float32(w) * x)
+        # --print shows the values and the argmax, formatted like printf's %.6g.
+        printed = subprocess.run([exe, "--input", "x.pb", "--output-dir", "out", "--print"],
+                                 cwd=elsewhere, capture_output=True, text=True).stdout.strip()
+        y = (np.float32(w) * x).ravel()
+        want = (f"output 0 'y' FLOAT[2,3]: " + " ".join("%.6g" % v for v in y) +
+                f"; largest {'%.6g' % y.max()} at flat index {int(y.argmax())}")
+        if printed != want:
+            print(f"package {name}: --print printed {printed!r}, expected {want!r}")
+            ok = False
         status = "ok" if ok else "FAILED"
         print(f"package {name}: {status}: {run.stdout.strip()} {run.stderr.strip()}")
         failures += not ok

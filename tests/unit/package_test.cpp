@@ -192,6 +192,7 @@ class NoReluTarget final : public Target {
  public:
   NoReluTarget() { facts_.name = "no-relu"; }
   const TargetFacts& facts() const override { return facts_; }
+  bool has_kernel(const std::string& op) const override { return op != "Relu"; }
   Status supports(const Node& n) const override {
     return n.op() == "Relu" ? unsupported("Relu is not accepted") : Status::ok();
   }
