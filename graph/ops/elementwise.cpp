@@ -52,14 +52,6 @@ int64_t int_pow(int64_t base, int64_t exp, bool exp_unsigned) {
   return static_cast<int64_t>(result);
 }
 
-/// Logistic function without overflow: for very negative x, exp(-x) would overflow, so the
-/// equivalent form exp(x) / (1 + exp(x)) is used there.
-double stable_sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
-  double e = std::exp(x);
-  return e / (1.0 + e);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Binary arithmetic: Add Sub Mul Div.
 

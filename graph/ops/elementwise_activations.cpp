@@ -23,12 +23,6 @@ double softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::
 /// min(max(v, 0), 1) that keeps NaN (both comparisons with NaN are false).
 double clamp01(double v) { return v < 0 ? 0.0 : v > 1 ? 1.0 : v; }
 
-double stable_sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
-  double e = std::exp(x);
-  return e / (1.0 + e);
-}
-
 struct Activation {
   const char* name;
   std::vector<AttrSpec> attrs;

@@ -3,6 +3,7 @@
 /// elementwise_compare.cpp, elementwise_activations.cpp): dtype sets as in the ONNX type
 /// constraints, input checks, numpy broadcasting for inference and for reference
 /// implementations, and integer arithmetic that wraps modulo 2^bits without undefined behaviour.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,14 @@ inline int64_t wrap_sub(int64_t a, int64_t b) {
 }
 inline int64_t wrap_mul(int64_t a, int64_t b) {
   return static_cast<int64_t>(uint64_t(a) * uint64_t(b));
+}
+
+/// Logistic function without overflow: for very negative x, exp(-x) would overflow, so the
+/// equivalent form exp(x) / (1 + exp(x)) is used there.
+inline double stable_sigmoid(double x) {
+  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
+  double e = std::exp(x);
+  return e / (1.0 + e);
 }
 
 /// An elementwise OpDef with the given arity, inference and reference.
