@@ -135,13 +135,17 @@ inline Attributes to(const char* dtype) {
 
 inline TensorData values(DType t, std::vector<int64_t> dims, const std::vector<double>& v) {
   TensorData d(t, std::move(dims));
-  for (size_t i = 0; i < v.size(); ++i) d.set_double(static_cast<int64_t>(i), v[i]);
+  EXPECT_EQ(d.num_elements(), static_cast<int64_t>(v.size()));
+  for (size_t i = 0; i < v.size() && i < static_cast<size_t>(d.num_elements()); ++i)
+    d.set_double(static_cast<int64_t>(i), v[i]);
   return d;
 }
 
 inline TensorData ints(DType t, std::vector<int64_t> dims, const std::vector<int64_t>& v) {
   TensorData d(t, std::move(dims));
-  for (size_t i = 0; i < v.size(); ++i) d.set_int64(static_cast<int64_t>(i), v[i]);
+  EXPECT_EQ(d.num_elements(), static_cast<int64_t>(v.size()));
+  for (size_t i = 0; i < v.size() && i < static_cast<size_t>(d.num_elements()); ++i)
+    d.set_int64(static_cast<int64_t>(i), v[i]);
   return d;
 }
 
@@ -257,7 +261,8 @@ inline void expect_kernels_match_reference(const std::vector<Case>& cases) {
           << ", reference " << want.get_double(i);
     }
   }
-  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // keep the evidence of a failure
+  if (!::testing::Test::HasFailure())
+    std::filesystem::remove_all(dir);  // keep the evidence of a failure
 }
 
 }  // namespace aotc::elementwise_test
