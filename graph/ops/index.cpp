@@ -64,8 +64,10 @@ Status infer_arg(InferContext& ctx) {
   int64_t axis_attr = ctx.attrs().get_int("axis", 0);
   std::optional<int> axis = normalize_axis(axis_attr, x.rank());
   if (!axis) return ctx.error("axis {} is out of range for a rank-{} input", axis_attr, x.rank());
-  const Dim& extent = x.shape[*axis];
-  if (extent.is_static() && extent.value == 0 && element_count(x.shape).value_or(1) != 0)
+  // An empty axis leaves nothing to select, unless there are no rows to select in either.
+  bool no_rows = false;
+  for (int d = 0; d < x.rank(); ++d) no_rows |= d != *axis && x.shape[d] == Dim(0);
+  if (x.shape[*axis] == Dim(0) && !no_rows)
     return ctx.error("axis {} of {} is empty: there is no element to select", *axis, x.to_string());
   bool keepdims = ctx.attrs().get_int("keepdims", 1) != 0;
   TensorType out{DType::kInt64, {}};
