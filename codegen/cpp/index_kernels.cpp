@@ -20,7 +20,7 @@ void declare_rows(CodeWriter& w, const std::vector<int64_t>& dims, int axis) {
 /// C++ condition "a is strictly before b" in descending (largest) or ascending order, with NaN
 /// the largest value. Equal values are not before each other, which keeps lower indices first.
 std::string before(bool largest, bool fp, const std::string& a, const std::string& b) {
-  if (!fp) return fmt::format("{} {} {}", a, largest ? ">" : "<", b);
+  if (!fp) return fmt::format("({} {} {})", a, largest ? ">" : "<", b);
   if (largest) return fmt::format("({0} > {1} || ({0} != {0} && {1} == {1}))", a, b);
   return fmt::format("({0} < {1} || ({1} != {1} && {0} == {0}))", a, b);
 }
@@ -125,14 +125,16 @@ Status emit_topk(CppKernel& k) {
   w.line("int64_t kept = 0;");
   w.open("for (int64_t e = 0; e < kExtent; ++e)");
   w.line("const {} v = {};", ct, load(x.dtype, "row", "e * kInner"));
-  w.line("if (kept == kK && !({})) continue;",
-         before(largest, fp, "v", load(x.dtype, "values", "(kK - 1) * kInner")));
-  w.line("int64_t p = kept < kK ? kept : kK - 1;");
-  w.open("while (p > 0 && {})",
-         before(largest, fp, "v", load(x.dtype, "values", "(p - 1) * kInner")));
+  w.open("if (kept == kK)");
+  w.line("const {} worst = {};", ct, load(x.dtype, "values", "(kK - 1) * kInner"));
+  w.line("if (!{}) continue;  // not better than the K kept", before(largest, fp, "v", "worst"));
+  w.close();
+  w.line("int64_t p = kept < kK ? kept : kK - 1;  // the free slot, or the worst one's");
+  w.open("for (; p > 0; --p)");
+  w.line("const {} prev = {};", ct, load(x.dtype, "values", "(p - 1) * kInner"));
+  w.line("if (!{}) break;", before(largest, fp, "v", "prev"));
   w.line("values[p * kInner] = values[(p - 1) * kInner];");
   w.line("indices[p * kInner] = indices[(p - 1) * kInner];");
-  w.line("--p;");
   w.close();
   w.line("values[p * kInner] = row[e * kInner];");
   w.line("indices[p * kInner] = e;");

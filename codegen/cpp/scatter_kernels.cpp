@@ -99,15 +99,17 @@ Status emit_scatter_nd(CppKernel& k) {
   emit_copy_data(k, product(dims));
   if (tuples == 0 || slice == 0) return Status::ok();
   w.line("constexpr int64_t kTuples = {}, kSlice = {};", tuples, slice);
-  w.open("for (int64_t t = 0; t < kTuples; ++t)");
-  if (m == 0) {
-    w.line("const int64_t dst = 0;  // empty index tuples address the whole tensor");
-  } else {
+  if (m > 0) {
     w.line("constexpr int64_t kM = {};", m);
     w.line("static constexpr int64_t kExtents[kM] = {};",
            int_list(std::vector<int64_t>(dims.begin(), dims.begin() + m)));
     w.line("static constexpr int64_t kStrides[kM] = {};",
            int_list(std::vector<int64_t>(strides.begin(), strides.begin() + m)));
+  }
+  w.open("for (int64_t t = 0; t < kTuples; ++t)");
+  if (m == 0) {
+    w.line("const int64_t dst = 0;  // empty index tuples address the whole tensor");
+  } else {
     w.line("int64_t dst = 0;");
     w.line("bool in_range = true;");
     w.open("for (int64_t c = 0; c < kM && in_range; ++c)");
