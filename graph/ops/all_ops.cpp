@@ -14,6 +14,10 @@ void register_all_ops(OpRegistry& r) {
   register_reduce_ops(r);
   register_shape_ops(r);
   register_gather_ops(r);
+  register_scatter_ops(r);
+  register_index_ops(r);
+  register_scan_ops(r);
+  register_loss_ops(r);
 }
 
 }  // namespace aotc
