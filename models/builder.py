@@ -117,13 +117,14 @@ def fill_value(value):
     return helper.make_tensor("value", TensorProto.FLOAT, [1], [value])
 
 
-def linear_weight(b, fan_in, fan_out, name, transposed=False):
-    """A dense weight with std 1/sqrt(fan_in), so a unit-variance input gives unit-variance output.
+def linear_weight(b, fan_in, fan_out, name, transposed=False, gain=1.0):
+    """A dense weight with std gain/sqrt(fan_in): a unit-variance input gives an output of
+    standard deviation `gain`.
 
     `transposed` stores it [out, in], as torch.nn.Linear does and Gemm(transB=1) reads it;
     otherwise [in, out], as exporters write it for MatMul."""
     shape = (fan_out, fan_in) if transposed else (fan_in, fan_out)
-    return b.normal(shape, 1.0 / np.sqrt(fan_in), name)
+    return b.normal(shape, gain / np.sqrt(fan_in), name)
 
 
 def count_ops(model):

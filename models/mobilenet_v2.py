@@ -9,7 +9,7 @@ Stem Conv 3x3/2 + BatchNormalization + ReLU6 (Clip 0..6 with min/max inputs, ops
 (group = channels) + BN + ReLU6, 1x1 linear projection + BN, residual Add where stride is 1 and
 the channel count is unchanged; a 1x1 conv to 1280 features + BN + ReLU6; GlobalAveragePool,
 Flatten, Gemm. The full size is MobileNetV2 1.0 at 224x224 (3.5 M parameters); the test size
-keeps every block at half the width and a 96x96 input.
+keeps every block and the 224x224 input at half the width.
 """
 import dataclasses
 
@@ -33,7 +33,7 @@ class MobileNetConfig:
 
 
 CONFIGS = {
-    "test": MobileNetConfig(width_mult=0.5, resolution=96, classes=10, batch=1),
+    "test": MobileNetConfig(width_mult=0.5, resolution=224, classes=10, batch=1),
     "full": MobileNetConfig(width_mult=1.0, resolution=224, classes=1000, batch=1),
 }
 

@@ -8,7 +8,7 @@ Stem Conv 7x7/2 + BatchNormalization + Relu + MaxPool 3x3/2; four stages of 3, 4
 bottleneck blocks (1x1, 3x3, 1x1 convs with BatchNormalization, a 1x1/stride projection with
 BatchNormalization on the first block of each stage, residual Add, Relu); GlobalAveragePool,
 Flatten, Gemm. The full size is ResNet-50 itself at 224x224 (25.6 M parameters); the test size
-keeps every layer but a quarter of the width and a 64x64 input.
+keeps every layer and the 224x224 input at a quarter of the width.
 """
 import dataclasses
 
@@ -31,7 +31,7 @@ class ResNetConfig:
 
 
 CONFIGS = {
-    "test": ResNetConfig(width=16, resolution=64, classes=10, batch=1),
+    "test": ResNetConfig(width=16, resolution=224, classes=10, batch=1),
     "full": ResNetConfig(width=64, resolution=224, classes=1000, batch=1),
 }
 

@@ -2,7 +2,8 @@
 """Builds the test-size models of models/ and checks aotc against onnxruntime on them.
 
 For each model (see docs/models.md) this script
-  1. builds it with its models/<script>.py at the 'test' size (seeded weights) and draws seeded
+  1. builds it with its models/<script>.py at the 'test' size (or --size full, the benchmark
+     configuration: minutes and gigabytes rather than seconds) with seeded weights, and draws seeded
      sample inputs (token ids, masks with padding, KV cache, images);
   2. runs onnxruntime on them (the oracle);
   3. compiles it with `aotc compile --target T`, then builds all packages in one CMake
@@ -33,7 +34,7 @@ import llama  # noqa: E402
 import mlp  # noqa: E402
 import mobilenet_v2  # noqa: E402
 import resnet50  # noqa: E402
-from builder import count_ops, write_inputs  # noqa: E402
+from builder import count_ops, save, write_inputs  # noqa: E402
 
 TOLERANCE = 1e-4
 
@@ -97,6 +98,7 @@ def main():
     ap.add_argument("--target", default="x86-64")
     ap.add_argument("--work", default="build/models")
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ", ".join(MODELS))
+    ap.add_argument("--size", choices=("test", "full"), default="test")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args()
     import onnxruntime as ort
@@ -113,11 +115,11 @@ def main():
     t0 = time.time()
     for k, name in enumerate(names):
         module, overrides = MODELS[name]
-        cfg = dataclasses.replace(module.CONFIGS["test"], **overrides)
+        cfg = dataclasses.replace(module.CONFIGS[args.size], **overrides)
         model = module.build(cfg)
         path = work / "models" / f"{name}.onnx"
         path.parent.mkdir(exist_ok=True)
-        onnx.save(model, str(path))
+        save(model, path)
         graphs[name] = model.graph
         inputs = module.sample_inputs(cfg, np.random.default_rng(100 + k))
         input_files[name] = write_inputs(model, inputs, work / "inputs" / name)
@@ -155,7 +157,11 @@ def main():
         out = work / "out" / name
         cmd = [str(runner)] + [a for f in input_files[name] for a in ("--input", str(f))] + ["--output-dir", str(out)]
         t1 = time.time()
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        except subprocess.TimeoutExpired:
+            failures[name] = "runner took longer than 900 s"
+            continue
         if p.returncode != 0:
             failures[name] = "runner failed: " + " ".join(p.stderr.split())[:400]
             continue
