@@ -86,10 +86,17 @@ class GraphBuilder:
         return self.const(np.asarray(values, dtype=np.float32), name)
 
     def normal(self, shape, std, name, mean=0.0):
-        return self.const(self.rng.normal(mean, std, shape).astype(np.float32), self.param_name(name))
+        # Drawn in float32 directly: the full-size models hold hundreds of millions of weights.
+        data = self.rng.standard_normal(shape, dtype=np.float32)
+        data *= np.float32(std)
+        data += np.float32(mean)
+        return self.const(data, self.param_name(name))
 
     def uniform(self, shape, low, high, name):
-        return self.const(self.rng.uniform(low, high, shape).astype(np.float32), self.param_name(name))
+        data = self.rng.random(shape, dtype=np.float32)
+        data *= np.float32(high - low)
+        data += np.float32(low)
+        return self.const(data, self.param_name(name))
 
     # -- nodes ---------------------------------------------------------------------------------
     def op(self, op_type, *inputs, outputs=1, **attrs):
