@@ -16,6 +16,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 # torch.finfo(torch.float32).min: the additive "masked" value HF transformers writes.
 FLOAT_MIN = float(np.finfo(np.float32).min)
+# Serialized protobuf messages cannot exceed 2 GiB; keep a margin for the graph itself.
+PROTOBUF_LIMIT = (1 << 31) - (1 << 26)
 
 
 class GraphBuilder:
@@ -115,7 +117,8 @@ class GraphBuilder:
                                   doc_string=doc)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
                                   producer_name="aotc-models")
-        onnx.checker.check_model(model, full_check=True)
+        if model.ByteSize() < PROTOBUF_LIMIT:  # larger models are checked from their file by save()
+            onnx.checker.check_model(model, full_check=True)
         return model
 
 
@@ -158,9 +161,12 @@ def save(model, path):
     """Saves a model; past protobuf's 2 GiB limit the weights go to PATH.data beside it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    large = model.ByteSize() > (1 << 31) - (1 << 26)
-    onnx.save(model, str(path), save_as_external_data=large, all_tensors_to_one_file=True,
+    if model.ByteSize() < PROTOBUF_LIMIT:
+        onnx.save(model, str(path))
+        return
+    onnx.save(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
               location=path.name + ".data")
+    onnx.checker.check_model(str(path), full_check=True)
 
 
 def run_cli(description, configs, build, sample_inputs, default_name):
