@@ -13,8 +13,8 @@ Self-attention: MatMul + Add projections, Reshape/Transpose into heads, K transp
 torch writes `permute` then `transpose(-1, -2)`), Div by sqrt(head_dim), Softmax, MatMul.
 LayerNormalization is written either as the fused opset-17 op or decomposed as
 ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add (older exports); GELU either exactly,
-0.5*x*(1+erf(x/sqrt(2))), or in its tanh approximation (or as the opset-20 Gelu op, --gelu op). The pooler reads token 0 with Gather and
-applies Gemm + Tanh; the classifier is a Gemm.
+0.5*x*(1+erf(x/sqrt(2))), or in its tanh approximation (or as the opset-20 Gelu op, --gelu op).
+The pooler reads token 0 with Gather and applies Gemm + Tanh; the classifier is a Gemm.
 
 Weights are seeded; dense weights have std gain/sqrt(fan_in). Query and key projections have
 gain 1.5, so the scores have a standard deviation near 2: attention is peaked (largest
@@ -151,9 +151,10 @@ def encoder_layer(b, x, mask, cfg, k):
 
 
 def build(cfg):
-    for style, allowed in ((cfg.layernorm, ("fused", "decomposed", "mixed")), (cfg.gelu, ("erf", "tanh", "mixed", "op"))):
-        if style not in allowed:
-            raise SystemExit(f"bert: '{style}' is not one of {', '.join(allowed)}")
+    checks = (("layernorm", ("fused", "decomposed", "mixed")), ("gelu", ("erf", "tanh", "mixed", "op")))
+    for field, allowed in checks:
+        if getattr(cfg, field) not in allowed:
+            raise SystemExit(f"bert: --{field} must be one of {', '.join(allowed)}")
     b = GraphBuilder("bert", seed=cfg.weight_seed, opset=opset(cfg))
     B, S, H = cfg.batch, cfg.seq, cfg.hidden
     input_ids = b.input("input_ids", TensorProto.INT64, [B, S])

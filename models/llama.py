@@ -127,7 +127,8 @@ def causal_mask_range(b, input_ids, attention_mask, past_key, cfg):
     # _make_causal_mask: mask.masked_fill_(arange < (arange + 1).view(-1, 1), 0), zeros for the past.
     square = b.op("ConstantOfShape", b.op("Concat", seq, seq, axis=0), value=fill_value(FLOAT_MIN))
     cond = b.op("Range", b.i64(0), b.op("Squeeze", seq, b.i64([0])), b.i64(1))
-    below = b.op("Less", cond, b.op("Reshape", b.op("Add", cond, b.i64(1)), b.op("Concat", seq, b.i64([1]), axis=0)))
+    column = b.op("Reshape", b.op("Add", cond, b.i64(1)), b.op("Concat", seq, b.i64([1]), axis=0))
+    below = b.op("Less", cond, column)
     square = b.op("Where", below, b.f32(0.0), square)
     zeros = b.op("ConstantOfShape", b.op("Concat", seq, past, axis=0), value=fill_value(0.0))
     causal = b.op("Concat", zeros, square, axis=-1)
@@ -157,7 +158,7 @@ def repeat_kv(b, x, cfg):
 
 
 def attention(b, x, mask, cos, sin, past_key, past_value, cfg):
-    B, S, D = cfg.batch, cfg.seq, cfg.head_dim
+    D = cfg.head_dim
 
     def project(heads, name, gain=1.0):
         with b.scope(name):

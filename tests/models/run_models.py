@@ -97,7 +97,8 @@ def main():
     ap.add_argument("--aotc", default="build/aotc")
     ap.add_argument("--target", default="x86-64")
     ap.add_argument("--work", default="build/models")
-    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ", ".join(MODELS))
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help="comma-separated subset of: " + ", ".join(MODELS))
     ap.add_argument("--size", choices=("test", "full"), default="test")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args()
@@ -155,7 +156,8 @@ def main():
             failures[name] = f"package did not build (see {work / 'build.log'})"
             continue
         out = work / "out" / name
-        cmd = [str(runner)] + [a for f in input_files[name] for a in ("--input", str(f))] + ["--output-dir", str(out)]
+        cmd = [str(runner)] + [a for f in input_files[name] for a in ("--input", str(f))]
+        cmd += ["--output-dir", str(out)]
         t1 = time.time()
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
