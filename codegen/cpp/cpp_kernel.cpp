@@ -15,6 +15,11 @@ const CppKernelRegistry& CppKernelRegistry::instance() {
     register_reduce_cpp_kernels(r);
     register_shape_cpp_kernels(r);
     register_gather_cpp_kernels(r);
+    register_pad_cpp_kernels(r);
+    register_range_cpp_kernels(r);
+    register_diagonal_cpp_kernels(r);
+    register_resize_cpp_kernels(r);
+    register_conv_transpose_cpp_kernels(r);
     return r;
   }();
   return registry;

@@ -49,6 +49,11 @@ void register_norm_cpp_kernels(CppKernelRegistry& r);
 void register_reduce_cpp_kernels(CppKernelRegistry& r);
 void register_shape_cpp_kernels(CppKernelRegistry& r);
 void register_gather_cpp_kernels(CppKernelRegistry& r);
+void register_pad_cpp_kernels(CppKernelRegistry& r);
+void register_range_cpp_kernels(CppKernelRegistry& r);
+void register_diagonal_cpp_kernels(CppKernelRegistry& r);
+void register_resize_cpp_kernels(CppKernelRegistry& r);
+void register_conv_transpose_cpp_kernels(CppKernelRegistry& r);
 
 // Helpers for emitters.
 

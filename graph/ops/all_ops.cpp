@@ -11,6 +11,11 @@ void register_all_ops(OpRegistry& r) {
   register_reduce_ops(r);
   register_shape_ops(r);
   register_gather_ops(r);
+  register_pad_ops(r);
+  register_range_ops(r);
+  register_diagonal_ops(r);
+  register_resize_ops(r);
+  register_conv_transpose_ops(r);
 }
 
 }  // namespace aotc

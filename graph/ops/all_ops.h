@@ -12,6 +12,11 @@ void register_norm_ops(OpRegistry& r);          // norm.cpp
 void register_reduce_ops(OpRegistry& r);        // reduce.cpp
 void register_shape_ops(OpRegistry& r);         // shape.cpp
 void register_gather_ops(OpRegistry& r);        // gather.cpp
+void register_pad_ops(OpRegistry& r);           // pad.cpp
+void register_range_ops(OpRegistry& r);         // range.cpp
+void register_diagonal_ops(OpRegistry& r);      // diagonal.cpp
+void register_resize_ops(OpRegistry& r);        // resize.cpp
+void register_conv_transpose_ops(OpRegistry& r);  // conv_transpose.cpp
 
 /// Registers every core op; called once by OpRegistry::instance().
 void register_all_ops(OpRegistry& r);
