@@ -4,6 +4,8 @@
 // band of row i comes from the same formula as TriluRows::kept, with k already clamped so that
 // i + k cannot overflow. Copies are bytewise and zero is all-zero bytes, so every dtype is exact.
 // EyeLike is usually folded to a constant; its kernel zero-fills and writes the diagonal.
+#include <algorithm>
+
 #include "codegen/cpp/cpp_kernel.h"
 #include "graph/ops/diagonal_ops.h"
 #include "graph/ops/op_helpers.h"
@@ -57,9 +59,12 @@ Status emit_eye_like(CppKernel& k) {
     w.line("// Nothing to write: the tensor is empty.");
     return Status::ok();
   }
-  // The rows that hold a one: 0 <= i + k < cols, computed here where k may be any int64.
-  const int64_t first = kdiag >= 0 ? 0 : std::min(dims[0], -kdiag);
-  const int64_t last = kdiag >= dims[1] ? 0 : std::min(dims[0], dims[1] - kdiag);
+  // The rows i that hold a one (0 <= i + k < cols), computed here where k may be any int64:
+  // a diagonal outside (-rows, cols) has none, and inside it the bounds cannot overflow.
+  const int64_t rows = dims[0], cols = dims[1];
+  const bool any = kdiag > -rows && kdiag < cols;
+  const int64_t first = any ? std::max<int64_t>(0, -kdiag) : 0;
+  const int64_t last = any ? std::min<int64_t>(rows, cols - kdiag) : 0;
   w.line("constexpr int64_t kCount = {}, kCols = {};", dims[0] * dims[1], dims[1]);
   w.line("std::fill_n({}, kCount, {}());", k.out[0], dtype_c_type(y.dtype));
   if (last > first) {

@@ -143,12 +143,13 @@ Status emit_pad(CppKernel& k) {
   for (int i = static_cast<int>(axes.size()) - 2; i >= 0; --i)
     block[i] = block[i + 1] * axes[i + 1].extent;
 
+  const bool reads = row_reads_input(plan, row_axis);
   std::string src_offset;
   for (size_t i = 0; i < axes.size(); ++i) {
     const LoopAxis& a = axes[i];
     w.open("for (int64_t i{0} = 0; i{0} < {1}; ++i{0})", i, a.extent);
     if (a.identity) {
-      w.line("const int64_t s{0} = i{0} * {1};", i, a.in_stride);
+      if (reads) w.line("const int64_t s{0} = i{0} * {1};", i, a.in_stride);
     } else {
       w.line("const int64_t s{0} = kSource{0}[i{0}];", i);
       if (plan.mode == PadMode::kConstant) {
@@ -161,7 +162,7 @@ Status emit_pad(CppKernel& k) {
     }
     src_offset += fmt::format("{}s{}", i ? " + " : "", i);
   }
-  if (row_reads_input(plan, row_axis))
+  if (reads)
     w.line("const {}* src = {}{};", ct, k.in[0], src_offset.empty() ? "" : " + " + src_offset);
   emit_row(w, plan, row_axis);
   if (!axes.empty()) w.line("row += kRow;");
