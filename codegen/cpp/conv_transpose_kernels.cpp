@@ -29,6 +29,11 @@ std::string lower(std::string s) {
   return s;
 }
 
+/// `e` parenthesised when it is a sum, for use as a factor.
+std::string factor(const std::string& e) {
+  return e.find(' ') == std::string::npos ? e : "(" + e + ")";
+}
+
 std::string named_list(const std::string& prefix, const std::vector<std::string>& axes,
                        const std::vector<int64_t>& values) {
   std::string out;
@@ -86,13 +91,13 @@ Status emit_conv_transpose(CppKernel& k) {
   w.line("const {}* w_m = {} + group * kGroupInC * kGroupOutC * kTaps + m_in_group * kTaps;", ct,
          k.in[1]);
   w.line("{}* y_m = {} + (n * kOutC + m) * kOutPlane;", ct, k.out[0]);
-  w.line("const {} bias = {};", acc, has_bias ? load(t, k.in[2], "m") : literal(t, 0));
+  w.line("const {} bias = {};", acc, has_bias ? load(t, k.in[2], "m") : std::string("0"));
   // Loops over output rows: every axis but the innermost.
   std::string out_row = "0";
   for (int a = 0; a < inner; ++a) {
     std::string o = "o" + lower(axes[a]);
     w.open("for (int64_t {0} = 0; {0} < kOut{1}; ++{0})", o, axes[a]);
-    out_row = out_row == "0" ? o : fmt::format("({}) * kOut{} + {}", out_row, axes[a], o);
+    out_row = out_row == "0" ? o : fmt::format("{} * kOut{} + {}", factor(out_row), axes[a], o);
   }
   w.line("{} acc[kOutW];", acc);
   w.line("for (int64_t i = 0; i < kOutW; ++i) acc[i] = bias;");
@@ -108,13 +113,13 @@ Status emit_conv_transpose(CppKernel& k) {
     w.line("if ({0}_num < 0 || {0}_num % kStride{1} != 0) continue;", iv, ax);
     w.line("const int64_t {0} = {0}_num / kStride{1};", iv, ax);
     w.line("if ({} >= kIn{}) continue;", iv, ax);
-    in_row = in_row == "0" ? iv : fmt::format("({}) * kIn{} + {}", in_row, ax, iv);
-    tap_row = tap_row == "0" ? kv : fmt::format("({}) * kK{} + {}", tap_row, ax, kv);
+    in_row = in_row == "0" ? iv : fmt::format("{} * kIn{} + {}", factor(in_row), ax, iv);
+    tap_row = tap_row == "0" ? kv : fmt::format("{} * kK{} + {}", factor(tap_row), ax, kv);
   }
   w.line("const {}* x_row = x_c + {};", ct,
-         in_row == "0" ? "0" : fmt::format("({}) * kInW", in_row));
+         in_row == "0" ? "0" : fmt::format("{} * kInW", factor(in_row)));
   w.open("for (int64_t kw = 0; kw < kKW; ++kw)");
-  std::string tap = tap_row == "0" ? "kw" : fmt::format("({}) * kKW + kw", tap_row);
+  std::string tap = tap_row == "0" ? "kw" : fmt::format("{} * kKW + kw", factor(tap_row));
   w.line("const {} wv = {};", acc, load(t, "w_c", tap));
   w.line("const int64_t shift = kw * kDilationW - kPadW;  // output column of input column 0");
   w.line(
@@ -123,7 +128,7 @@ Status emit_conv_transpose(CppKernel& k) {
   w.close();
   for (int a = 0; a < inner; ++a) w.close();
   w.close();  // c
-  std::string y_offset = out_row == "0" ? "" : fmt::format("({}) * kOutW + ", out_row);
+  std::string y_offset = out_row == "0" ? "" : fmt::format("{} * kOutW + ", factor(out_row));
   w.line("for (int64_t i = 0; i < kOutW; ++i) {}", store(t, "y_m", y_offset + "i", "acc[i]"));
   for (int a = 0; a < inner; ++a) w.close();
   w.close();

@@ -75,18 +75,22 @@ void emit_row(CodeWriter& w, const PadPlan& plan, const LoopAxis& axis) {
   const int a = axis.orig;
   const int64_t left = plan.first_copied(a), copied = plan.copied_count(a);
   const int64_t right = axis.extent - left - copied;
+  // "row + 3", or "row" for offset 0.
+  auto at = [](const char* base, int64_t offset) {
+    return offset ? fmt::format("{} + {}", base, offset) : std::string(base);
+  };
   auto side = [&](const char* name, int64_t from, int64_t count) {
     if (count == 0) return;
     if (plan.mode == PadMode::kConstant)
-      w.line("std::fill_n(row + {}, {}, fill);", from, count);
+      w.line("std::fill_n({}, {}, fill);", at("row", from), count);
     else
-      w.line("for (int64_t i = 0; i < {}; ++i) row[{} + i] = src[k{}Source[i]];", count, from,
-             name);
+      w.line("for (int64_t i = 0; i < {}; ++i) row[{}] = src[k{}Source[i]];", count,
+             from ? fmt::format("{} + i", from) : "i", name);
   };
   side("Left", 0, left);
   if (copied > 0)
-    w.line("std::memcpy(row + {}, src + {}, {} * sizeof(row[0]));", left, plan.kept_begin(a),
-           copied);
+    w.line("std::memcpy({}, {}, {} * sizeof(row[0]));", at("row", left),
+           at("src", plan.kept_begin(a)), copied);
   side("Right", left + copied, right);
 }
 
