@@ -1,13 +1,15 @@
 // Portable C++ kernel body for ConvTranspose (graph/ops/conv_transpose.cpp), with every extent,
 // stride, dilation, pad and group count baked in.
 //
-// The kernel gathers one output row (innermost spatial axis) at a time into a local accumulator,
-// so no output element is read back from memory and f16/bf16 outputs are rounded once:
+// The kernel computes one output row (innermost spatial axis) of up to 4 output channels at a
+// time in local accumulators, so no output element is read back from memory, each input value
+// loaded feeds every channel of the block, and f16/bf16 outputs are rounded once:
 //   - for a leading-axis output position o and tap k, the input position is (o + pad - k * dil)
 //     / stride when that divides exactly and lies inside the input; other taps are skipped;
-//   - along the row, input column i of tap k adds into output column i * stride + k * dil - pad;
-//     the range of i that lands inside the row is a baked table per tap, so the inner loop has
-//     no bounds checks.
+//   - along the row, input column i of tap k adds into output column i * stride + k * dil - pad.
+//     The accumulators are kept by phase (column % stride), where consecutive input columns of
+//     one tap land in consecutive positions, so the inner loop is a contiguous multiply-add
+//     (which g++ vectorizes) over a range baked per tap, with no bounds checks.
 // Accumulation is in float (double for f64), as in Conv.
 #include <string>
 #include <vector>
@@ -18,6 +20,14 @@
 
 namespace aotc::codegen {
 namespace {
+
+/// Output channels computed together: each input value loaded feeds this many accumulators.
+constexpr int64_t kMaxChannelBlock = 4;
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
 
 std::vector<std::string> axis_names(int rank) {
   static const std::vector<std::string> all = {"D", "H", "W"};
@@ -74,24 +84,43 @@ Status emit_conv_transpose(CppKernel& k) {
   w.line("constexpr int64_t kGroupInC = kInC / kGroups, kGroupOutC = kOutC / kGroups;");
   w.line("constexpr int64_t kInPlane = {}, kOutPlane = {}, kTaps = {};", product(g.input),
          product(g.output), product(g.kernel));
-  std::vector<int64_t> first, last;
+  // Along the row, input column iw of tap kw adds into output column iw * stride + shift, with
+  // shift = kw * dilation - pad. Writing that column as (iw + offset) * stride + phase turns
+  // each tap's scatter into a contiguous run of the accumulator row of one phase.
+  const int64_t stride = g.strides[inner];
+  std::vector<int64_t> first, last, phase, offset;
   for (int64_t kw = 0; kw < g.kernel[inner]; ++kw) {
     auto [lo, hi] = g.valid_inputs(inner, kw);
+    const int64_t shift = kw * g.dilations[inner] - g.pad_begin[inner];
     first.push_back(lo);
     last.push_back(hi);
+    offset.push_back(floor_div(shift, stride));
+    phase.push_back(shift - offset.back() * stride);
   }
-  w.line("// Input columns [kFirst[kw], kLast[kw]) of tap kw land inside the output row.");
+  int64_t block = 1;  // output channels computed together, within one group
+  for (int64_t b = kMaxChannelBlock; b > 1 && block == 1; --b)
+    if ((g.out_channels / g.group) % b == 0) block = b;
+  w.line("constexpr int64_t kPhaseLen = {};  // output columns per phase (column % kStrideW)",
+         (g.output[inner] + stride - 1) / stride);
+  w.line("constexpr int64_t kChannelBlock = {};  // output channels computed together", block);
+  w.line(
+      "// Tap kw: input columns [kFirst[kw], kLast[kw]) land inside the row, column iw at phase");
+  w.line("// kPhase[kw], position iw + kOffset[kw].");
   w.line("static const int64_t kFirst[{}] = {};", first.size(), int_list(first));
   w.line("static const int64_t kLast[{}] = {};", last.size(), int_list(last));
+  w.line("static const int64_t kPhase[{}] = {};", phase.size(), int_list(phase));
+  w.line("static const int64_t kOffset[{}] = {};", offset.size(), int_list(offset));
 
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
-  w.open("for (int64_t m = 0; m < kOutC; ++m)");
-  w.line("const int64_t group = m / kGroupOutC, m_in_group = m % kGroupOutC;");
+  w.open("for (int64_t m0 = 0; m0 < kOutC; m0 += kChannelBlock)");
+  w.line("const int64_t group = m0 / kGroupOutC, m_in_group = m0 % kGroupOutC;");
   w.line("const {}* x_group = {} + (n * kInC + group * kGroupInC) * kInPlane;", ct, k.in[0]);
-  w.line("const {}* w_m = {} + group * kGroupInC * kGroupOutC * kTaps + m_in_group * kTaps;", ct,
+  w.line("const {}* w_block = {} + (group * kGroupInC * kGroupOutC + m_in_group) * kTaps;", ct,
          k.in[1]);
-  w.line("{}* y_m = {} + (n * kOutC + m) * kOutPlane;", ct, k.out[0]);
-  w.line("const {} bias = {};", acc, has_bias ? load(t, k.in[2], "m") : std::string("0"));
+  w.line("{}* y_block = {} + (n * kOutC + m0) * kOutPlane;", ct, k.out[0]);
+  for (int64_t b = 0; b < block; ++b)
+    w.line("const {} bias{} = {};", acc, b,
+           has_bias ? load(t, k.in[2], b ? fmt::format("m0 + {}", b) : "m0") : std::string("0"));
   // Loops over output rows: every axis but the innermost.
   std::string out_row = "0";
   for (int a = 0; a < inner; ++a) {
@@ -99,11 +128,15 @@ Status emit_conv_transpose(CppKernel& k) {
     w.open("for (int64_t {0} = 0; {0} < kOut{1}; ++{0})", o, axes[a]);
     out_row = out_row == "0" ? o : fmt::format("{} * kOut{} + {}", factor(out_row), axes[a], o);
   }
-  w.line("{} acc[kOutW];", acc);
-  w.line("for (int64_t i = 0; i < kOutW; ++i) acc[i] = bias;");
+  for (int64_t b = 0; b < block; ++b) {
+    w.line("{} acc{}[kStrideW][kPhaseLen];", acc, b);
+    w.line("for (int64_t p = 0; p < kStrideW; ++p)");
+    w.line("  for (int64_t j = 0; j < kPhaseLen; ++j) acc{0}[p][j] = bias{0};", b);
+  }
   w.open("for (int64_t c = 0; c < kGroupInC; ++c)");
   w.line("const {}* x_c = x_group + c * kInPlane;", ct);
-  w.line("const {}* w_c = w_m + c * kGroupOutC * kTaps;", ct);
+  w.line("const {}* w_c = w_block + c * kGroupOutC * kTaps;", ct);
+  // Leading axes: output o reads input (o + pad - k * dilation) / stride when that divides.
   std::string in_row = "0", tap_row = "0";
   for (int a = 0; a < inner; ++a) {
     const std::string ax = axes[a], kv = "k" + lower(ax), iv = "i" + lower(ax),
@@ -120,16 +153,26 @@ Status emit_conv_transpose(CppKernel& k) {
          in_row == "0" ? "0" : fmt::format("{} * kInW", factor(in_row)));
   w.open("for (int64_t kw = 0; kw < kKW; ++kw)");
   std::string tap = tap_row == "0" ? "kw" : fmt::format("{} * kKW + kw", factor(tap_row));
-  w.line("const {} wv = {};", acc, load(t, "w_c", tap));
-  w.line("const int64_t shift = kw * kDilationW - kPadW;  // output column of input column 0");
-  w.line(
-      "for (int64_t iw = kFirst[kw]; iw < kLast[kw]; ++iw) acc[iw * kStrideW + shift] += wv * {};",
-      load(t, "x_row", "iw"));
+  for (int64_t b = 0; b < block; ++b) {
+    w.line("const {} w{} = {};", acc, b,
+           load(t, "w_c", b ? fmt::format("{} * kTaps + {}", b, tap) : tap));
+    w.line("{0}* a{1} = acc{1}[kPhase[kw]];", acc, b);
+  }
+  w.line("const int64_t off = kOffset[kw];");
+  w.open("for (int64_t iw = kFirst[kw]; iw < kLast[kw]; ++iw)");
+  w.line("const {} xv = {};", acc, load(t, "x_row", "iw"));
+  for (int64_t b = 0; b < block; ++b) w.line("a{0}[iw + off] += w{0} * xv;", b);
   w.close();
+  w.close();  // kw
   for (int a = 0; a < inner; ++a) w.close();
   w.close();  // c
   std::string y_offset = out_row == "0" ? "" : fmt::format("{} * kOutW + ", factor(out_row));
-  w.line("for (int64_t i = 0; i < kOutW; ++i) {}", store(t, "y_m", y_offset + "i", "acc[i]"));
+  w.open("for (int64_t ow = 0; ow < kOutW; ++ow)");
+  for (int64_t b = 0; b < block; ++b)
+    w.line("{}",
+           store(t, "y_block", (b ? fmt::format("{} * kOutPlane + ", b) : "") + y_offset + "ow",
+                 fmt::format("acc{}[ow % kStrideW][ow / kStrideW]", b)));
+  w.close();
   for (int a = 0; a < inner; ++a) w.close();
   w.close();
   w.close();

@@ -156,8 +156,7 @@ Expected<ResizeTargets> read_resize_targets(InferContext& ctx, const ResizeAttrs
       return ctx.error(
           "'scales' must be a 1-D float tensor with {} values (one per resized axis), got {}", n,
           s->type().to_string());
-    if (a.policy != AspectPolicy::kStretch)
-      return ctx.error("keep_aspect_ratio_policy applies only with 'sizes'");
+    // keep_aspect_ratio_policy only concerns sizes; with scales the reference ignores it.
     for (size_t i = 0; i < n; ++i) {
       const int axis = a.axes[i];
       const double scale = s->get_double(static_cast<int64_t>(i));

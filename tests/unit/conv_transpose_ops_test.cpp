@@ -207,6 +207,14 @@ TEST(ConvTransposeKernel, GroupsStridesDilationsPads) {
   expect_kernel_matches(DType::kFloat32, {2, 4, 5, 4}, {4, 3, 3, 2}, a, true);
 }
 
+TEST(ConvTransposeKernel, ChannelBlocksOfOneAndFour) {
+  // 5 output channels per group cannot be blocked; 4 are computed together.
+  expect_kernel_matches(DType::kFloat32, {1, 2, 5, 5}, {2, 5, 3, 3},
+                        make_attrs({{"strides", {3, 3}}, {"dilations", {2, 1}}}), true);
+  expect_kernel_matches(DType::kFloat64, {2, 3, 4, 4}, {3, 4, 2, 2},
+                        make_attrs({{"strides", {2, 2}}}), true);
+}
+
 TEST(ConvTransposeKernel, OneAndThreeSpatialAxes) {
   expect_kernel_matches(DType::kFloat32, {1, 2, 7}, {2, 3, 4},
                         make_attrs({{"strides", {3}}, {"pads", {1, 2}}}), true);
