@@ -19,6 +19,11 @@ const CppKernelRegistry& CppKernelRegistry::instance() {
     register_index_cpp_kernels(r);
     register_scan_cpp_kernels(r);
     register_loss_cpp_kernels(r);
+    register_pad_cpp_kernels(r);
+    register_range_cpp_kernels(r);
+    register_diagonal_cpp_kernels(r);
+    register_resize_cpp_kernels(r);
+    register_conv_transpose_cpp_kernels(r);
     return r;
   }();
   return registry;

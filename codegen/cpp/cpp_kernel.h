@@ -53,6 +53,11 @@ void register_scatter_cpp_kernels(CppKernelRegistry& r);
 void register_index_cpp_kernels(CppKernelRegistry& r);
 void register_scan_cpp_kernels(CppKernelRegistry& r);
 void register_loss_cpp_kernels(CppKernelRegistry& r);
+void register_pad_cpp_kernels(CppKernelRegistry& r);
+void register_range_cpp_kernels(CppKernelRegistry& r);
+void register_diagonal_cpp_kernels(CppKernelRegistry& r);
+void register_resize_cpp_kernels(CppKernelRegistry& r);
+void register_conv_transpose_cpp_kernels(CppKernelRegistry& r);
 
 // Helpers for emitters.
 
