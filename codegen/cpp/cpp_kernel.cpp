@@ -15,6 +15,9 @@ const CppKernelRegistry& CppKernelRegistry::instance() {
     register_reduce_cpp_kernels(r);
     register_shape_cpp_kernels(r);
     register_gather_cpp_kernels(r);
+    register_quantize_cpp_kernels(r);
+    register_attention_cpp_kernels(r);
+    register_einsum_cpp_kernels(r);
     return r;
   }();
   return registry;

@@ -49,6 +49,9 @@ void register_norm_cpp_kernels(CppKernelRegistry& r);
 void register_reduce_cpp_kernels(CppKernelRegistry& r);
 void register_shape_cpp_kernels(CppKernelRegistry& r);
 void register_gather_cpp_kernels(CppKernelRegistry& r);
+void register_quantize_cpp_kernels(CppKernelRegistry& r);
+void register_attention_cpp_kernels(CppKernelRegistry& r);
+void register_einsum_cpp_kernels(CppKernelRegistry& r);
 
 // Helpers for emitters.
 

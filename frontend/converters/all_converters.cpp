@@ -11,6 +11,9 @@ void register_all_converters(ConverterRegistry& r) {
   register_reduce_converters(r);
   register_shape_converters(r);
   register_gather_converters(r);
+  register_quantize_converters(r);
+  register_attention_converters(r);
+  register_einsum_converters(r);
 }
 
 }  // namespace aotc::frontend

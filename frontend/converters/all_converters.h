@@ -12,6 +12,9 @@ void register_norm_converters(ConverterRegistry& r);
 void register_reduce_converters(ConverterRegistry& r);
 void register_shape_converters(ConverterRegistry& r);
 void register_gather_converters(ConverterRegistry& r);
+void register_quantize_converters(ConverterRegistry& r);
+void register_attention_converters(ConverterRegistry& r);
+void register_einsum_converters(ConverterRegistry& r);
 
 void register_all_converters(ConverterRegistry& r);
 

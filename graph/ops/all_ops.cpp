@@ -11,6 +11,9 @@ void register_all_ops(OpRegistry& r) {
   register_reduce_ops(r);
   register_shape_ops(r);
   register_gather_ops(r);
+  register_quantize_ops(r);
+  register_attention_ops(r);
+  register_einsum_ops(r);
 }
 
 }  // namespace aotc

@@ -76,8 +76,10 @@ inline Expected<std::vector<TensorData>> run_cpp_kernel(const Node& node,
   src.raw_line("#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <algorithm>");
   src.raw_line("#include <limits>\n#include <cstdio>\n#include \"aotc_runtime.h\"");
   std::vector<std::string> params;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    params.push_back(fmt::format("const {}* in{}", dtype_c_type(node.input(static_cast<int>(i))->dtype()), i));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value* v = node.input(static_cast<int>(i));  // nullptr for an absent optional input
+    params.push_back(v ? fmt::format("const {}* in{}", dtype_c_type(v->dtype()), i) : fmt::format("const void* in{}", i));
+  }
   for (int i = 0; i < node.num_outputs(); ++i)
     params.push_back(fmt::format("{}* out{}", dtype_c_type(node.output(i)->dtype()), i));
   src.raw_line(fmt::format("static void kernel({}) {{", fmt::join(params, ", ")));
