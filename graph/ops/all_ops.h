@@ -5,6 +5,9 @@ namespace aotc {
 
 // One registration function per op family file in graph/ops/.
 void register_elementwise_ops(OpRegistry& r);   // elementwise.cpp
+void register_elementwise_compare_ops(OpRegistry& r);     // elementwise_compare.cpp
+void register_elementwise_activation_ops(OpRegistry& r);  // elementwise_activations.cpp
+void register_elementwise_bitwise_ops(OpRegistry& r);     // elementwise_bitwise.cpp
 void register_matmul_ops(OpRegistry& r);        // matmul.cpp
 void register_conv_ops(OpRegistry& r);          // conv.cpp
 void register_pool_ops(OpRegistry& r);          // pool.cpp
