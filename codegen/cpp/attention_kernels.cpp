@@ -184,10 +184,8 @@ Status emit_attention(CppKernel& k) {
   w.open("auto score_of = [&](int64_t j) -> {}", acc);
   w.line("const {}* key = key_row(b, h / kGroup, j);", kc);
   w.line("{} dot = 0;", acc);
-  w.line(
-      "for (int64_t d = 0; d < kHeadSize; ++d) dot += static_cast<{0}>({1}) * "
-      "static_cast<{0}>({2});",
-      acc, load(qt, "q_row", "d"), load(kt, "key", "d"));
+  w.line("for (int64_t d = 0; d < kHeadSize; ++d) dot += {} * {};",
+         as(acc, qt, load(qt, "q_row", "d")), as(acc, kt, load(kt, "key", "d")));
   w.line("{} score = dot * kScale;", acc);
   store_qk(0);
   if (l.softcap > 0) w.line("score = kSoftcap * std::tanh(score / kSoftcap);");
@@ -199,8 +197,7 @@ Status emit_attention(CppKernel& k) {
              in_mask.empty() ? "" : in_mask + " && ",
              in_mask.empty() ? "" : " and keys past the mask");
     } else {
-      std::string value =
-          fmt::format("static_cast<{}>({})", acc, load(input(3)->dtype(), "mask_row", "j"));
+      std::string value = as(acc, input(3)->dtype(), load(input(3)->dtype(), "mask_row", "j"));
       if (in_mask.empty())
         w.line("score += {};", value);
       else
@@ -231,8 +228,8 @@ Status emit_attention(CppKernel& k) {
   w.line("const {} p = std::exp(score - m);", acc);
   w.line("sum += p;");
   w.line("const {}* value = value_row(b, h / kGroup, j);", vc);
-  w.line("for (int64_t d = 0; d < kVHeadSize; ++d) acc[d] += p * static_cast<{}>({});", acc,
-         load(vt, "value", "d"));
+  w.line("for (int64_t d = 0; d < kVHeadSize; ++d) acc[d] += p * {};",
+         as(acc, vt, load(vt, "value", "d")));
   w.close();
   w.line("// A row whose keys are all masked has sum 0, and 0 / 0 = NaN as in the ONNX reference.");
   w.line("{}* y_row = {} + b * kYBatchStride + h * kYHeadStride + s * kYSeqStride;",
