@@ -24,6 +24,9 @@ const CppKernelRegistry& CppKernelRegistry::instance() {
     register_diagonal_cpp_kernels(r);
     register_resize_cpp_kernels(r);
     register_conv_transpose_cpp_kernels(r);
+    register_quantize_cpp_kernels(r);
+    register_attention_cpp_kernels(r);
+    register_einsum_cpp_kernels(r);
     return r;
   }();
   return registry;

@@ -58,6 +58,9 @@ void register_range_cpp_kernels(CppKernelRegistry& r);
 void register_diagonal_cpp_kernels(CppKernelRegistry& r);
 void register_resize_cpp_kernels(CppKernelRegistry& r);
 void register_conv_transpose_cpp_kernels(CppKernelRegistry& r);
+void register_quantize_cpp_kernels(CppKernelRegistry& r);
+void register_attention_cpp_kernels(CppKernelRegistry& r);
+void register_einsum_cpp_kernels(CppKernelRegistry& r);
 
 // Helpers for emitters.
 

@@ -20,6 +20,9 @@ void register_all_converters(ConverterRegistry& r) {
   register_range_converters(r);
   register_diagonal_converters(r);
   register_resize_converters(r);
+  register_quantize_converters(r);
+  register_attention_converters(r);
+  register_einsum_converters(r);
 }
 
 }  // namespace aotc::frontend

@@ -21,6 +21,9 @@ void register_rearrange_converters(ConverterRegistry& r);
 void register_range_converters(ConverterRegistry& r);
 void register_diagonal_converters(ConverterRegistry& r);
 void register_resize_converters(ConverterRegistry& r);
+void register_quantize_converters(ConverterRegistry& r);
+void register_attention_converters(ConverterRegistry& r);
+void register_einsum_converters(ConverterRegistry& r);
 
 void register_all_converters(ConverterRegistry& r);
 

@@ -23,6 +23,9 @@ void register_all_ops(OpRegistry& r) {
   register_diagonal_ops(r);
   register_resize_ops(r);
   register_conv_transpose_ops(r);
+  register_quantize_ops(r);
+  register_attention_ops(r);
+  register_einsum_ops(r);
 }
 
 }  // namespace aotc

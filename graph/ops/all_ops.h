@@ -24,6 +24,9 @@ void register_range_ops(OpRegistry& r);         // range.cpp
 void register_diagonal_ops(OpRegistry& r);      // diagonal.cpp
 void register_resize_ops(OpRegistry& r);        // resize.cpp
 void register_conv_transpose_ops(OpRegistry& r);  // conv_transpose.cpp
+void register_quantize_ops(OpRegistry& r);      // quantize.cpp
+void register_attention_ops(OpRegistry& r);     // attention.cpp
+void register_einsum_ops(OpRegistry& r);        // einsum.cpp
 
 /// Registers every core op; called once by OpRegistry::instance().
 void register_all_ops(OpRegistry& r);
