@@ -8,6 +8,7 @@
 // is done in the unsigned type of the same width.
 #include "codegen/cpp/cpp_kernel.h"
 #include "codegen/cpp/elementwise_emitter.h"
+#include "graph/ops/cast_mode.h"
 
 namespace aotc::codegen {
 namespace {
@@ -95,21 +96,6 @@ std::string pow_expr(ExprBuilder& builder, DType base, DType exp, const std::str
   return fmt::format("{}({}, {})", name, a, b);
 }
 
-std::string cast_expr(DType from, DType to, const std::string& a) {
-  std::string ct = compute_type(to);
-  if (to == DType::kBool) return from == DType::kBool ? a : fmt::format("{} != {}", a, zero(from));
-  if (compute_type(from) == ct) return a;
-  if (is_float(from) && is_integer(to)) {
-    // Float to integer truncates toward zero. Going through int64_t makes narrow targets wrap
-    // like the reference implementation (a direct cast out of range is undefined behaviour).
-    if (to == DType::kUInt64)
-      return fmt::format("({0} < 0 ? static_cast<uint64_t>(static_cast<int64_t>({0})) : static_cast<uint64_t>({0}))", a);
-    if (to == DType::kInt64) return fmt::format("static_cast<int64_t>({})", a);
-    return fmt::format("static_cast<{}>(static_cast<int64_t>({}))", ct, a);
-  }
-  return fmt::format("static_cast<{}>({})", ct, a);
-}
-
 }  // namespace
 
 bool has_elementwise_expression(const std::string& op) {
@@ -138,7 +124,7 @@ Expected<std::string> elementwise_expression(ExprBuilder& b, const Node& node,
   if (op == "Equal") return fmt::format("{} == {}", x[0], x[1]);
   if (op == "Where") return fmt::format("{} ? {} : {}", x[0], x[1], x[2]);
   if (op == "Identity") return a;
-  if (op == "Cast") return cast_expr(in, out, a);
+  if (op == "Cast") return cast_expression(in, out, cast_mode(node.attrs()), a);
   if (op == "Clip") {
     // Lower bound first: when min > max every element becomes max, as the spec requires.
     // std::max/min return their first argument when a comparison with NaN is false, so NaN
@@ -225,10 +211,12 @@ Status emit_identity_kernel(CppKernel& k) {
 
 void register_elementwise_cpp_kernels(CppKernelRegistry& r) {
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Erf", "Tanh", "Sigmoid",
-                         "Relu", "Neg", "Clip", "Cast", "Where", "Equal", "Sum"}) {
+                         "Relu", "Neg", "Clip", "Where", "Equal", "Sum"}) {
     r.add(op, emit_elementwise_kernel);
   }
-  r.add("Identity", emit_identity_kernel);
+  // Cast converts to and from the storage-only types; Identity copies their codes.
+  r.add("Cast", emit_elementwise_kernel, KernelDTypes::kStorageOnlyToo);
+  r.add("Identity", emit_identity_kernel, KernelDTypes::kStorageOnlyToo);
 }
 
 }  // namespace aotc::codegen
