@@ -17,6 +17,10 @@ const CppKernelRegistry& CppKernelRegistry::instance() {
     register_reduce_cpp_kernels(r);
     register_shape_cpp_kernels(r);
     register_gather_cpp_kernels(r);
+    register_scatter_cpp_kernels(r);
+    register_index_cpp_kernels(r);
+    register_scan_cpp_kernels(r);
+    register_loss_cpp_kernels(r);
     return r;
   }();
   return registry;

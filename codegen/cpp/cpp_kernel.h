@@ -58,6 +58,10 @@ void register_norm_cpp_kernels(CppKernelRegistry& r);
 void register_reduce_cpp_kernels(CppKernelRegistry& r);
 void register_shape_cpp_kernels(CppKernelRegistry& r);
 void register_gather_cpp_kernels(CppKernelRegistry& r);
+void register_scatter_cpp_kernels(CppKernelRegistry& r);
+void register_index_cpp_kernels(CppKernelRegistry& r);
+void register_scan_cpp_kernels(CppKernelRegistry& r);
+void register_loss_cpp_kernels(CppKernelRegistry& r);
 
 // Helpers for emitters.
 
