@@ -314,6 +314,12 @@ Status Parser::store_element(TensorData& data, int64_t i, const NumberToken& tok
     if (dt == DType::kFloat32) {
       // strtof, not strtod + cast: the printed text is the shortest that reads back as this float.
       data.mutable_data<float>()[i] = std::strtof(tok.text.c_str(), nullptr);
+    } else if (is_storage_only(dt)) {
+      // Not Cast's defaults: saturation would turn f8e5m2's inf into its max, and rounding up
+      // f8e8m0's smallest value (2^-127, a float subnormal) into the next. This mode is exact for
+      // every value the type holds.
+      CastMode exact{.saturate = false, .e8m0_rounding = E8M0Rounding::kNearest};
+      data.set_double(i, std::strtod(tok.text.c_str(), nullptr), exact);
     } else {
       data.set_double(i, std::strtod(tok.text.c_str(), nullptr));
     }
@@ -338,6 +344,18 @@ Status Parser::store_element(TensorData& data, int64_t i, const NumberToken& tok
     case DType::kUInt8: lo = 0, hi = UINT8_MAX; break;
     case DType::kUInt16: lo = 0, hi = UINT16_MAX; break;
     case DType::kUInt32: lo = 0, hi = UINT32_MAX; break;
+    case DType::kInt4:
+      lo = -8, hi = 7;
+      break;
+    case DType::kUInt4:
+      lo = 0, hi = 15;
+      break;
+    case DType::kInt2:
+      lo = -2, hi = 1;
+      break;
+    case DType::kUInt2:
+      lo = 0, hi = 3;
+      break;
     default: break;
   }
   if (errno == ERANGE || v < lo || v > hi)

@@ -29,15 +29,24 @@ struct CppKernel {
 
 using CppKernelEmitter = std::function<Status(CppKernel&)>;
 
+/// Which element types an emitter's kernels handle. The storage-only types (float8, float4,
+/// 4/2-bit integers; graph/dtype.h) reach kernels as uint8_t codes: only kernels that convert
+/// them (Cast) or copy elements unchanged (data movement) may declare kStorageOnlyToo.
+enum class KernelDTypes { kComputable, kStorageOnlyToo };
+
 class CppKernelRegistry {
  public:
   static const CppKernelRegistry& instance();
-  void add(const std::string& op, CppKernelEmitter e);
+  void add(const std::string& op, CppKernelEmitter e,
+           KernelDTypes dtypes = KernelDTypes::kComputable);
   const CppKernelEmitter* find(const std::string& op) const;
+  /// Whether the kernel of `op` handles storage-only dtypes (false for unknown ops).
+  bool handles_storage_only(const std::string& op) const;
   std::vector<std::string> ops() const;
 
  private:
   std::map<std::string, CppKernelEmitter> emitters_;
+  std::map<std::string, KernelDTypes> dtypes_;
 };
 
 // One registration function per kernel family file in codegen/cpp/.
@@ -65,15 +74,22 @@ void register_einsum_cpp_kernels(CppKernelRegistry& r);
 // Helpers for emitters.
 
 /// The C++ type arithmetic is done in for a dtype: float for f32/f16/bf16, double for f64, the
-/// integer type itself for integers, bool for bool.
+/// integer type itself for integers, bool for bool; the storage-only types stay uint8_t codes
+/// (cast_expression converts them).
 std::string compute_type(DType t);
 /// Expression reading element `index` of pointer `ptr` of dtype t, converted to compute_type
-/// (f16/bf16 decode through aotc_h2f / aotc_bf2f from runtime_stub/aotc_runtime.h).
+/// (f16/bf16 decode through aotc_h2f / aotc_bf2f from runtime_stub/aotc_runtime.h; codes of
+/// storage-only types are read as they are).
 std::string load(DType t, const std::string& ptr, const std::string& index);
 /// Statement storing `value` (of compute_type) into element `index` of `ptr`.
 std::string store(DType t, const std::string& ptr, const std::string& index, const std::string& value);
-/// A C++ literal for a double in compute type t (handles inf/nan, exact round trip).
+/// A C++ literal for a double in compute type t (handles inf/nan, exact round trip; for
+/// storage-only types the code of the value, rounded as Cast does by default).
 std::string literal(DType t, double v);
+/// The expression converting `value` (of compute_type(from)) to compute_type(to) as ONNX Cast
+/// does, with `mode` for float8 targets; bit-exact with TensorData::cast, using the helpers of
+/// runtime_stub/aotc_dtypes.h (no undefined behaviour for NaN or out-of-range values).
+std::string cast_expression(DType from, DType to, const CastMode& mode, const std::string& value);
 /// "{1, 2, 3}" for static initialisers of int64 arrays.
 std::string int_list(const std::vector<int64_t>& values);
 

@@ -63,9 +63,9 @@ inline const char* kSanitizeFlags = "-fsanitize=address,undefined -fno-sanitize-
 
 /// Emits, compiles and runs `node`'s C++ kernel on `inputs` (nullptr for absent inputs).
 /// `extra_flags` go to the compiler (e.g. kSanitizeFlags).
-inline Expected<std::vector<TensorData>> run_cpp_kernel(const Node& node,
-                                                        const std::vector<const TensorData*>& inputs,
-                                                        const std::string& extra_flags = "") {
+inline Expected<std::vector<TensorData>> run_cpp_kernel(
+    const Node& node, const std::vector<const TensorData*>& inputs,
+    const std::string& extra_flags = "") {
   using codegen::CodeWriter;
   const codegen::CppKernelEmitter* emitter = codegen::CppKernelRegistry::instance().find(node.op());
   if (!emitter) return unsupported("no C++ kernel for {}", node.op());
@@ -122,9 +122,10 @@ inline Expected<std::vector<TensorData>> run_cpp_kernel(const Node& node,
   fs::path dir = fs::temp_directory_path() / fmt::format("aotc_kernel_test_{}_{}", getpid(), counter++);
   fs::create_directories(dir);
   std::ofstream(dir / "kernel.cpp") << src.str();
-  std::string compile = fmt::format("c++ -std=c++17 -O1 -Wall -Werror -Wno-unused-variable {} -I{}/runtime_stub {} -o {} 2> {}",
-                                    extra_flags, AOTC_SOURCE_DIR, (dir / "kernel.cpp").string(),
-                                    (dir / "kernel").string(), (dir / "compile.log").string());
+  std::string compile = fmt::format(
+      "c++ -std=c++17 -O1 -Wall -Werror -Wno-unused-variable {} -I{}/runtime_stub {} -o {} 2> {}",
+      extra_flags, AOTC_SOURCE_DIR, (dir / "kernel.cpp").string(), (dir / "kernel").string(),
+      (dir / "compile.log").string());
   if (std::system(compile.c_str()) != 0) {
     std::ifstream log(dir / "compile.log");
     return internal_error("generated kernel does not compile ({}):\n{}", (dir / "kernel.cpp").string(),

@@ -372,6 +372,36 @@ TEST(ShapeKernelsRun, ConcatSplitExpandReshape) {
   expect_kernel_exact("Reshape", {pattern(DType::kUInt8, {2, 3, 4}), i64({4, -1})});
 }
 
+// The storage-only types (float8, float4, 4/2-bit) are one code per byte: data movement copies
+// the codes, so every code must come through unchanged.
+TEST(ShapeKernelsRun, StorageOnlyDtypesMoveTheirCodes) {
+  auto codes = [](DType dtype, std::vector<int64_t> dims) {
+    TensorData t(dtype, std::move(dims));
+    for (int64_t i = 0; i < t.num_elements(); ++i)
+      t.mutable_data<uint8_t>()[i] =
+          static_cast<uint8_t>((i * 37 + 11) & ((1 << dtype_bits(dtype)) - 1));
+    return t;
+  };
+  expect_kernel_exact("Transpose", {codes(DType::kFloat8E4M3FN, {2, 3, 4})},
+                      attr("perm", std::vector<int64_t>{2, 0, 1}));
+  expect_kernel_exact("Transpose", {codes(DType::kInt4, {5, 3})});
+  expect_kernel_exact("Slice", {codes(DType::kUInt2, {4, 6}), i64({3, 1}), i64({INT64_MIN, 5}),
+                                i64({0, 1}), i64({-1, 2})});
+  expect_kernel_exact("Concat",
+                      {codes(DType::kFloat4E2M1, {2, 3}), codes(DType::kFloat4E2M1, {1, 3})},
+                      attr("axis", int64_t{0}), 1, {0, 1});
+  expect_kernel_exact(
+      "Split", {codes(DType::kFloat8E8M0, {3, 4})},
+      [] {
+        Attributes a = attr("axis", int64_t{1});
+        a.set("num_outputs", int64_t{2});
+        return a;
+      }(),
+      2);
+  expect_kernel_exact("Expand", {codes(DType::kUInt4, {3, 1}), i64({2, 3, 4})});
+  expect_kernel_exact("Reshape", {codes(DType::kFloat8E5M2FNUZ, {2, 6}), i64({3, -1})});
+}
+
 TEST(ShapeKernelsRun, ShapeAndConstantOfShape) {
   expect_kernel_exact("Shape", {pattern(DType::kFloat32, {2, 3, 4})}, attr("start", int64_t{1}));
   TensorData big(DType::kUInt64, {1});
