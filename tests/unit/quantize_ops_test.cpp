@@ -185,7 +185,9 @@ TEST(QuantizeConverters, OnnxDtypeNumbersAndOpset10Scalars) {
       convert(g, "QuantizeLinear", 21, {x, scalar}, attrs({{"output_dtype", int64_t{17}}}));
   ASSERT_FALSE(fp8.has_value());
   EXPECT_EQ(fp8.status().kind(), ErrorKind::kUnsupported);
-  EXPECT_NE(fp8.status().message().find("FLOAT8E4M3FN"), std::string::npos)
+  // float8 is an IR dtype, but Q/DQ kernels cover integers only: refused by node, naming it.
+  EXPECT_NE(fp8.status().message().find("quantizing to f8e4m3fn is not supported"),
+            std::string::npos)
       << fp8.status().message();
 
   Value* q8 = g.add_input("q", {DType::kUInt8, make_shape({2, 3})});
