@@ -11,6 +11,7 @@ void register_all_ops(OpRegistry& r) {
   register_reduce_ops(r);
   register_shape_ops(r);
   register_gather_ops(r);
+  register_fused_ops(r);
 }
 
 }  // namespace aotc

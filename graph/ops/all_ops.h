@@ -12,6 +12,7 @@ void register_norm_ops(OpRegistry& r);          // norm.cpp
 void register_reduce_ops(OpRegistry& r);        // reduce.cpp
 void register_shape_ops(OpRegistry& r);         // shape.cpp
 void register_gather_ops(OpRegistry& r);        // gather.cpp
+void register_fused_ops(OpRegistry& r);         // fused.cpp
 
 /// Registers every core op; called once by OpRegistry::instance().
 void register_all_ops(OpRegistry& r);
