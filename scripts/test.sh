@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up and build, unit and golden tests, the ONNX node conformance suite
-# end to end (regenerates docs/conformance.md), and the 9 light models against onnxruntime.
+# end to end (regenerates docs/conformance.md), the 9 light models and the models/ builders' test
+# sizes against onnxruntime.
 # Each suite runs even when an earlier one failed; the exit status is non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,9 @@ python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64 \
 echo "== light models against onnxruntime (x86-64)"
 python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
   --work build/light_models || status=1
+
+echo "== models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
+python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || status=1
 
 [ $status -eq 0 ] && echo "test.sh: all suites passed" || echo "test.sh: FAILURES above"
 exit $status

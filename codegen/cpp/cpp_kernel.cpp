@@ -15,6 +15,15 @@ const CppKernelRegistry& CppKernelRegistry::instance() {
     register_reduce_cpp_kernels(r);
     register_shape_cpp_kernels(r);
     register_gather_cpp_kernels(r);
+    register_scatter_cpp_kernels(r);
+    register_index_cpp_kernels(r);
+    register_scan_cpp_kernels(r);
+    register_loss_cpp_kernels(r);
+    register_pad_cpp_kernels(r);
+    register_range_cpp_kernels(r);
+    register_diagonal_cpp_kernels(r);
+    register_resize_cpp_kernels(r);
+    register_conv_transpose_cpp_kernels(r);
     register_fused_cpp_kernels(r);
     return r;
   }();

@@ -76,6 +76,15 @@ void register_norm_cpp_kernels(CppKernelRegistry& r);
 void register_reduce_cpp_kernels(CppKernelRegistry& r);
 void register_shape_cpp_kernels(CppKernelRegistry& r);
 void register_gather_cpp_kernels(CppKernelRegistry& r);
+void register_scatter_cpp_kernels(CppKernelRegistry& r);
+void register_index_cpp_kernels(CppKernelRegistry& r);
+void register_scan_cpp_kernels(CppKernelRegistry& r);
+void register_loss_cpp_kernels(CppKernelRegistry& r);
+void register_pad_cpp_kernels(CppKernelRegistry& r);
+void register_range_cpp_kernels(CppKernelRegistry& r);
+void register_diagonal_cpp_kernels(CppKernelRegistry& r);
+void register_resize_cpp_kernels(CppKernelRegistry& r);
+void register_conv_transpose_cpp_kernels(CppKernelRegistry& r);
 void register_fused_cpp_kernels(CppKernelRegistry& r);
 
 /// Bytes of scratch space the node's kernel asks for (by emitting it into a throwaway writer).

@@ -1,6 +1,6 @@
-// Portable C++ kernel bodies for the 'elementwise' op family: the element expression of each op
-// (composable, see elementwise_emitter.h) and the kernel emitters that wrap them in the shared
-// broadcasting loop.
+// Portable C++ kernel bodies for the 'elementwise' op family: the expression table
+// (elementwise_expressions.h) with the element expressions of the arithmetic ops and unary math,
+// and the kernel emitters that wrap any op of the table in the shared broadcasting loop.
 //
 // Integer semantics match the reference implementations (graph/ops/elementwise.cpp): arithmetic
 // wraps modulo 2^bits, division truncates toward zero and a zero divisor gives 0. Generated code
@@ -8,16 +8,10 @@
 // is done in the unsigned type of the same width.
 #include "codegen/cpp/cpp_kernel.h"
 #include "codegen/cpp/elementwise_emitter.h"
+#include "codegen/cpp/elementwise_expressions.h"
 
 namespace aotc::codegen {
 namespace {
-
-std::string zero(DType t) { return is_float(t) ? (t == DType::kFloat64 ? "0.0" : "0.0f") : "0"; }
-std::string one(DType t) { return is_float(t) ? (t == DType::kFloat64 ? "1.0" : "1.0f") : "1"; }
-
-/// The unsigned type integer arithmetic on `t` wraps in: 8- and 16-bit operands promote to int
-/// anyway, so uint32_t serves them; 64-bit types need uint64_t.
-std::string wrap_type(DType t) { return dtype_size(t) == 8 ? "uint64_t" : "uint32_t"; }
 
 /// Whether `a op b` on integers of dtype t can overflow `int` after the usual promotions (signed
 /// overflow is undefined behaviour). 8/16-bit sums and 8-bit products fit in int.
@@ -40,7 +34,8 @@ std::string arith(DType t, char op, const std::vector<std::string>& args) {
   }
   std::string w = wrap_type(t);
   for (const std::string& a : args)
-    joined += (joined.empty() ? "" : fmt::format(" {} ", op)) + fmt::format("static_cast<{}>({})", w, a);
+    joined +=
+        (joined.empty() ? "" : fmt::format(" {} ", op)) + fmt::format("static_cast<{}>({})", w, a);
   return fmt::format("static_cast<{}>({})", ct, joined);
 }
 
@@ -51,8 +46,10 @@ std::string div_expr(DType t, const std::string& a, const std::string& b) {
   // defines it as 0 (the reference implementation agrees).
   if (is_signed_integer(t) && dtype_size(t) >= 4) {
     // INT_MIN / -1 overflows (and traps on x86): computed as a wrapping negation instead.
-    return fmt::format("({1} == 0 ? {2}(0) : {1} == -1 ? static_cast<{2}>(0u - static_cast<{3}>({0})) : {0} / {1})",
-                       a, b, ct, wrap_type(t));
+    return fmt::format(
+        "({1} == 0 ? {2}(0) : {1} == -1 ? static_cast<{2}>(0u - static_cast<{3}>({0})) : {0} / "
+        "{1})",
+        a, b, ct, wrap_type(t));
   }
   return fmt::format("({1} == 0 ? {2}(0) : static_cast<{2}>({0} / {1}))", a, b, ct);
 }
@@ -66,8 +63,8 @@ std::string pow_expr(ExprBuilder& builder, DType base, DType exp, const std::str
   }
   if (is_float(exp)) {
     // An integer base with a float exponent: the real power, truncated toward zero.
-    return fmt::format("static_cast<{}>(std::pow(static_cast<double>({}), static_cast<double>({})))",
-                       ct, a, b);
+    return fmt::format(
+        "static_cast<{}>(std::pow(static_cast<double>({}), static_cast<double>({})))", ct, a, b);
   }
   // Both integers: exact power by squaring, wrapping like the other integer ops (std::pow goes
   // through double and loses exactness above 2^53).
@@ -80,9 +77,11 @@ std::string pow_expr(ExprBuilder& builder, DType base, DType exp, const std::str
     lines.push_back("// A negative exponent gives the truncated real power: 1 for base 1, +-1 for");
     lines.push_back("// base -1, otherwise 0.");
   }
-  lines.push_back(fmt::format("const auto {} = []({} base, {} exponent) -> {} {{", name, ct, et, ct));
+  lines.push_back(
+      fmt::format("const auto {} = []({} base, {} exponent) -> {} {{", name, ct, et, ct));
   if (is_signed_integer(exp)) {
-    lines.push_back("  if (exponent < 0) return base == 1 ? 1 : base == -1 ? ((exponent & 1) ? -1 : 1) : 0;");
+    lines.push_back(
+        "  if (exponent < 0) return base == 1 ? 1 : base == -1 ? ((exponent & 1) ? -1 : 1) : 0;");
   }
   lines.push_back(fmt::format("  {0} result = 1, factor = static_cast<{0}>(base);", w));
   lines.push_back("  for (uint64_t e = static_cast<uint64_t>(exponent); e != 0; e >>= 1) {");
@@ -103,76 +102,241 @@ std::string cast_expr(DType from, DType to, const std::string& a) {
     // Float to integer truncates toward zero. Going through int64_t makes narrow targets wrap
     // like the reference implementation (a direct cast out of range is undefined behaviour).
     if (to == DType::kUInt64)
-      return fmt::format("({0} < 0 ? static_cast<uint64_t>(static_cast<int64_t>({0})) : static_cast<uint64_t>({0}))", a);
+      return fmt::format(
+          "({0} < 0 ? static_cast<uint64_t>(static_cast<int64_t>({0})) : "
+          "static_cast<uint64_t>({0}))",
+          a);
     if (to == DType::kInt64) return fmt::format("static_cast<int64_t>({})", a);
     return fmt::format("static_cast<{}>(static_cast<int64_t>({}))", ct, a);
   }
   return fmt::format("static_cast<{}>({})", ct, a);
 }
 
-}  // namespace
-
-bool has_elementwise_expression(const std::string& op) {
-  static const char* const kOps[] = {"Add",     "Sub",  "Mul",  "Div",  "Pow",  "Sqrt",
-                                     "Exp",     "Erf",  "Tanh", "Sigmoid", "Relu", "Neg",
-                                     "Clip",    "Cast", "Where", "Equal", "Sum", "Identity"};
-  for (const char* o : kOps)
-    if (op == o) return true;
-  return false;
+/// The element of a variadic Max / Min: a left fold that binds each partial result. For floats
+/// a NaN operand wins wherever it stands (np.maximum semantics): the accumulator keeps a NaN, and
+/// a comparison with a NaN operand is false, which selects the operand.
+std::string extremum_expr(ExprBuilder& b, DType t, bool is_max, const std::vector<std::string>& x) {
+  std::string ct = compute_type(t);
+  std::string acc = x[0];
+  for (size_t k = 1; k < x.size(); ++k) {
+    std::string v;
+    if (is_float(t)) {
+      v = fmt::format("(std::isnan({0}) || {0} {2} {1}) ? {0} : {1}", acc, x[k],
+                      is_max ? '>' : '<');
+    } else {
+      v = fmt::format("std::{}({}, {})", is_max ? "max" : "min", acc, x[k]);
+    }
+    acc = k + 1 == x.size() ? v : b.bind(ct, v);
+  }
+  return acc;
 }
 
-Expected<std::string> elementwise_expression(ExprBuilder& b, const Node& node,
-                                             const std::vector<std::string>& x) {
-  const std::string& op = node.op();
-  DType in = node.input(0)->dtype();
-  DType out = node.output(0)->dtype();
-  std::string ct = compute_type(out);
-  const std::string& a = x[0];
+/// Mod: see graph/ops/elementwise.cpp. Integer remainders never trap: x % 0 and x % -1 (whose
+/// INT_MIN case overflows) are 0; with fmod=0 a non-zero remainder whose sign differs from the
+/// divisor's moves by one divisor (it cannot overflow: the two have opposite signs).
+std::string mod_expr(ExprBuilder& builder, const Node& node, const std::string& a,
+                     const std::string& b) {
+  DType t = node.output(0)->dtype();
+  if (is_float(t)) return fmt::format("std::fmod({}, {})", a, b);
+  std::string ct = compute_type(t);
+  if (is_unsigned_integer(t))
+    return fmt::format("({1} == 0 ? {2}(0) : static_cast<{2}>({0} % {1}))", a, b, ct);
+  bool sign_of_divisor = node.attrs().get_int("fmod", 0) == 0;
+  if (!sign_of_divisor)
+    return fmt::format("({1} == 0 || {1} == -1 ? {2}(0) : static_cast<{2}>({0} % {1}))", a, b, ct);
+  std::string name = fmt::format("mod_{}", dtype_name(t));
+  builder.add_helper(
+      name,
+      {
+          "// Integer modulus with the sign of the divisor (Python's %). x mod 0 and x mod -1",
+          "// are 0: no trap, and INT_MIN % -1 would overflow.",
+          fmt::format("const auto {} = []({} x, {} y) -> {} {{", name, ct, ct, ct),
+          "  if (y == 0 || y == -1) return 0;",
+          fmt::format("  const {} r = static_cast<{}>(x % y);", ct, ct),
+          fmt::format("  return (r != 0 && (r < 0) != (y < 0)) ? static_cast<{}>(r + y) : r;", ct),
+          "};",
+      });
+  return fmt::format("{}({}, {})", name, a, b);
+}
 
-  if (op == "Add") return arith(out, '+', {x[0], x[1]});
-  if (op == "Sub") return arith(out, '-', {x[0], x[1]});
-  if (op == "Mul") return arith(out, '*', {x[0], x[1]});
-  if (op == "Sum") return arith(out, '+', x);
-  if (op == "Div") return div_expr(out, x[0], x[1]);
-  if (op == "Pow") return pow_expr(b, in, node.input(1)->dtype(), x[0], x[1]);
-  if (op == "Equal") return fmt::format("{} == {}", x[0], x[1]);
-  if (op == "Where") return fmt::format("{} ? {} : {}", x[0], x[1], x[2]);
-  if (op == "Identity") return a;
-  if (op == "Cast") return cast_expr(in, out, a);
-  if (op == "Clip") {
+std::string abs_expr(DType t, const std::string& a) {
+  if (is_float(t)) return fmt::format("std::fabs({})", a);
+  if (is_unsigned_integer(t)) return a;
+  std::string ct = compute_type(t);
+  if (dtype_size(t) < 4) return fmt::format("static_cast<{}>({} < 0 ? -{} : {})", ct, a, a, a);
+  // |INT_MIN| overflows: wrap through the unsigned type (it stays INT_MIN, as numpy gives).
+  return fmt::format("({0} < 0 ? static_cast<{1}>(0u - static_cast<{2}>({0})) : {0})", a, ct,
+                     wrap_type(t));
+}
+
+std::string sign_expr(DType t, const std::string& a) {
+  std::string ct = compute_type(t);
+  if (is_float(t)) {
+    // 0, -0 and NaN are returned as they are.
+    return fmt::format("{0} > {1} ? {2} : {0} < {1} ? -{2} : {0}", a, zero(t), one(t));
+  }
+  if (is_unsigned_integer(t)) return fmt::format("static_cast<{}>({} != 0)", ct, a);
+  return fmt::format("static_cast<{1}>(({0} > 0) - ({0} < 0))", a, ct);
+}
+
+/// The libm function behind each float-only unary op (std:: overloads pick float or double).
+const std::map<std::string, std::string>& libm_functions() {
+  static const std::map<std::string, std::string> kFns = {
+      {"Sqrt", "std::sqrt"},
+      {"Exp", "std::exp"},
+      {"Tanh", "std::tanh"},
+      {"Erf", "std::erf"},
+      {"Log", "std::log"},
+      {"Floor", "std::floor"},
+      {"Ceil", "std::ceil"},
+      // nearbyint rounds half to even in the default rounding mode, which programs start in.
+      {"Round", "std::nearbyint"},
+      {"Sin", "std::sin"},
+      {"Cos", "std::cos"},
+      {"Tan", "std::tan"},
+      {"Asin", "std::asin"},
+      {"Acos", "std::acos"},
+      {"Atan", "std::atan"},
+      {"Sinh", "std::sinh"},
+      {"Cosh", "std::cosh"},
+      {"Asinh", "std::asinh"},
+      {"Acosh", "std::acosh"},
+      {"Atanh", "std::atanh"},
+  };
+  return kFns;
+}
+
+DType out_dtype(const Node& node) { return node.output(0)->dtype(); }
+
+}  // namespace
+
+std::string zero(DType t) { return is_float(t) ? (t == DType::kFloat64 ? "0.0" : "0.0f") : "0"; }
+std::string one(DType t) { return is_float(t) ? (t == DType::kFloat64 ? "1.0" : "1.0f") : "1"; }
+
+std::string float_constant(DType t, double v) {
+  TensorData d =
+      TensorData::filled(t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32, {}, v);
+  return element_literal(d, 0);
+}
+
+std::string wrap_type(DType t) { return dtype_size(t) == 8 ? "uint64_t" : "uint32_t"; }
+
+std::string wrapping_product(DType t, const std::string& a, const std::string& b) {
+  return arith(t, '*', {a, b});
+}
+
+void add_arithmetic_expressions(ExpressionTable& table) {
+  using X = const std::vector<std::string>&;
+  table["Add"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    return arith(out_dtype(n), '+', {x[0], x[1]});
+  };
+  table["Sub"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    return arith(out_dtype(n), '-', {x[0], x[1]});
+  };
+  table["Mul"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    return arith(out_dtype(n), '*', {x[0], x[1]});
+  };
+  table["Sum"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    return arith(out_dtype(n), '+', x);
+  };
+  table["Div"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    return div_expr(out_dtype(n), x[0], x[1]);
+  };
+  table["Pow"] = [](ExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
+    return pow_expr(b, n.input(0)->dtype(), n.input(1)->dtype(), x[0], x[1]);
+  };
+  table["Mod"] = [](ExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
+    return mod_expr(b, n, x[0], x[1]);
+  };
+  table["Max"] = [](ExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
+    return extremum_expr(b, out_dtype(n), true, x);
+  };
+  table["Min"] = [](ExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
+    return extremum_expr(b, out_dtype(n), false, x);
+  };
+  table["Mean"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    DType t = out_dtype(n);
+    return fmt::format("({}) / {}", arith(t, '+', x),
+                       float_constant(t, static_cast<double>(x.size())));
+  };
+  table["Where"] = [](ExprBuilder&, const Node&, X x) -> Expected<std::string> {
+    return fmt::format("{} ? {} : {}", x[0], x[1], x[2]);
+  };
+  table["Identity"] = [](ExprBuilder&, const Node&, X x) -> Expected<std::string> { return x[0]; };
+  table["Cast"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    return cast_expr(n.input(0)->dtype(), out_dtype(n), x[0]);
+  };
+  table["Clip"] = [](ExprBuilder&, const Node&, X x) -> Expected<std::string> {
     // Lower bound first: when min > max every element becomes max, as the spec requires.
     // std::max/min return their first argument when a comparison with NaN is false, so NaN
     // inputs stay NaN.
-    std::string v = a;
+    std::string v = x[0];
     if (x.size() > 1 && !x[1].empty()) v = fmt::format("std::max({}, {})", v, x[1]);
     if (x.size() > 2 && !x[2].empty()) v = fmt::format("std::min({}, {})", v, x[2]);
     return v;
-  }
-  if (op == "Relu") {
-    if (is_float(out)) return fmt::format("std::max({}, {})", a, zero(out));
-    return fmt::format("std::max<{}>({}, 0)", ct, a);
-  }
-  if (op == "Neg") {
-    if (is_float(out)) return fmt::format("-{}", a);
-    if (dtype_size(out) < 4) return fmt::format("static_cast<{}>(-{})", ct, a);
+  };
+  table["Relu"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    DType t = out_dtype(n);
+    if (is_float(t)) return fmt::format("std::max({}, {})", x[0], zero(t));
+    return fmt::format("std::max<{}>({}, 0)", compute_type(t), x[0]);
+  };
+  table["Neg"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    DType t = out_dtype(n);
+    if (is_float(t)) return fmt::format("-{}", x[0]);
+    if (dtype_size(t) < 4) return fmt::format("static_cast<{}>(-{})", compute_type(t), x[0]);
     // Negating the most negative value overflows: wrap through the unsigned type instead.
-    return fmt::format("static_cast<{}>(0u - static_cast<{}>({}))", ct, wrap_type(out), a);
-  }
-  if (op == "Sigmoid") {
+    return fmt::format("static_cast<{}>(0u - static_cast<{}>({}))", compute_type(t), wrap_type(t),
+                       x[0]);
+  };
+  table["Abs"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    return abs_expr(out_dtype(n), x[0]);
+  };
+  table["Sign"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    return sign_expr(out_dtype(n), x[0]);
+  };
+  table["Reciprocal"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    return fmt::format("{} / {}", one(out_dtype(n)), x[0]);
+  };
+  table["Sigmoid"] = [](ExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
     // 1 / (1 + exp(-x)) overflows exp for very negative x; with e = exp(-|x|), which is at most
     // 1, sigmoid(x) is 1 / (1 + e) for x >= 0 and e / (1 + e) otherwise.
-    std::string e = b.bind(ct, fmt::format("std::exp(-std::fabs({}))", a));
-    std::string s = b.bind(ct, fmt::format("{} / ({} + {})", one(out), one(out), e));
-    return fmt::format("{} >= {} ? {} : {} * {}", a, zero(out), s, e, s);
+    DType t = out_dtype(n);
+    std::string ct = compute_type(t);
+    std::string e = b.bind(ct, fmt::format("std::exp(-std::fabs({}))", x[0]));
+    std::string s = b.bind(ct, fmt::format("{} / ({} + {})", one(t), one(t), e));
+    return fmt::format("{} >= {} ? {} : {} * {}", x[0], zero(t), s, e, s);
+  };
+  for (const auto& [op, fn] : libm_functions()) {
+    table[op] = [fn = fn](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+      DType t = out_dtype(n);
+      if (is_float(t)) return fmt::format("{}({})", fn, x[0]);
+      // Erf accepts integers: computed in double and truncated toward zero.
+      return fmt::format("static_cast<{}>({}(static_cast<double>({})))", compute_type(t), fn, x[0]);
+    };
   }
-  const char* fn = op == "Sqrt" ? "std::sqrt" : op == "Exp" ? "std::exp" : op == "Tanh" ? "std::tanh"
-                 : op == "Erf" ? "std::erf" : nullptr;
-  if (fn) {
-    if (is_float(out)) return fmt::format("{}({})", fn, a);
-    // Erf accepts integers: computed in double and truncated toward zero.
-    return fmt::format("static_cast<{}>({}(static_cast<double>({})))", ct, fn, a);
-  }
-  return unsupported("{}: the C++ emitter has no element expression for op '{}'", node.describe(), op);
+}
+
+const ExpressionTable& expression_table() {
+  static const ExpressionTable table = [] {
+    ExpressionTable t;
+    add_arithmetic_expressions(t);
+    add_compare_expressions(t);
+    add_activation_expressions(t);
+    add_bitwise_expressions(t);
+    return t;
+  }();
+  return table;
+}
+
+bool has_elementwise_expression(const std::string& op) { return expression_table().count(op) != 0; }
+
+Expected<std::string> elementwise_expression(ExprBuilder& b, const Node& node,
+                                             const std::vector<std::string>& operands) {
+  auto it = expression_table().find(node.op());
+  if (it == expression_table().end())
+    return unsupported("{}: the C++ emitter has no element expression for op '{}'", node.describe(),
+                       node.op());
+  return it->second(b, node, operands);
 }
 
 namespace {
@@ -182,7 +346,8 @@ Status emit_elementwise_kernel(CppKernel& k) {
   const Node& node = k.node;
   const TensorType& out = node.output(0)->type();
   if (!is_static(out.shape))
-    return unsupported("{}: the output shape [{}] is not static", node.describe(), shape_to_string(out.shape));
+    return unsupported("{}: the output shape [{}] is not static", node.describe(),
+                       shape_to_string(out.shape));
 
   ElementwiseLoop loop;
   loop.out_ptr = k.out[0];
@@ -203,19 +368,23 @@ Status emit_elementwise_kernel(CppKernel& k) {
     operand_of_input[i] = static_cast<int>(loop.operands.size());
     loop.operands.push_back(std::move(op));
   }
-  return emit_elementwise_loop(k.w, loop, [&](ExprBuilder& b, const std::vector<std::string>& names) {
-    std::vector<std::string> args(node.num_inputs());
-    for (int i = 0; i < node.num_inputs(); ++i)
-      if (operand_of_input[i] >= 0) args[i] = names[operand_of_input[i]];
-    return elementwise_expression(b, node, args);
-  });
+  return emit_elementwise_loop(k.w, loop,
+                               [&](ExprBuilder& b, const std::vector<std::string>& names) {
+                                 std::vector<std::string> args(node.num_inputs());
+                                 for (int i = 0; i < node.num_inputs(); ++i)
+                                   if (operand_of_input[i] >= 0)
+                                     args[i] = names[operand_of_input[i]];
+                                 return elementwise_expression(b, node, args);
+                               });
 }
 
 /// Identity copies bytes: no per-element conversion is needed.
 Status emit_identity_kernel(CppKernel& k) {
   const TensorType& t = k.node.output(0)->type();
   std::optional<int64_t> n = element_count(t.shape);
-  if (!n) return unsupported("{}: the output shape [{}] is not static", k.node.describe(), shape_to_string(t.shape));
+  if (!n)
+    return unsupported("{}: the output shape [{}] is not static", k.node.describe(),
+                       shape_to_string(t.shape));
   k.w.line("constexpr size_t kBytes = {};", *n * dtype_size(t.dtype));
   k.w.line("std::memcpy({}, {}, kBytes);", k.out[0], k.in[0]);
   return Status::ok();
@@ -224,9 +393,8 @@ Status emit_identity_kernel(CppKernel& k) {
 }  // namespace
 
 void register_elementwise_cpp_kernels(CppKernelRegistry& r) {
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Erf", "Tanh", "Sigmoid",
-                         "Relu", "Neg", "Clip", "Cast", "Where", "Equal", "Sum"}) {
-    r.add(op, emit_elementwise_kernel);
+  for (const auto& [op, expression] : expression_table()) {
+    if (op != "Identity") r.add(op, emit_elementwise_kernel);
   }
   r.add("Identity", emit_identity_kernel);
 }

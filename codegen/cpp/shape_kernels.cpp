@@ -121,6 +121,14 @@ Status emit_shape(CppKernel& k) {
   return Status::ok();
 }
 
+/// Size, like Shape, is normally folded away; its kernel writes the compile-time count.
+Status emit_size(CppKernel& k) {
+  AOTC_ASSIGN_OR_RETURN(std::vector<TensorData> out, evaluate_node(k.node, {nullptr}));
+  k.w.line("// Size of {}.", k.node.input(0)->type().to_string());
+  k.w.line("{}[0] = INT64_C({});", k.out[0], out[0].get_int64(0));
+  return Status::ok();
+}
+
 /// A C++ expression of dtype t's storage type holding element 0 of `value` bit for bit.
 std::string storage_literal(const TensorData& value) {
   DType t = value.dtype();
@@ -159,6 +167,7 @@ void register_shape_cpp_kernels(CppKernelRegistry& r) {
   for (const char* op : {"Reshape", "Transpose", "Concat", "Slice", "Split", "Expand"})
     r.add(op, emit_data_movement);
   r.add("Shape", emit_shape);
+  r.add("Size", emit_size);
   r.add("ConstantOfShape", emit_constant_of_shape);
 }
 

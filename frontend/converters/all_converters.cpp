@@ -11,6 +11,15 @@ void register_all_converters(ConverterRegistry& r) {
   register_reduce_converters(r);
   register_shape_converters(r);
   register_gather_converters(r);
+  register_scatter_converters(r);
+  register_index_converters(r);
+  register_scan_converters(r);
+  register_loss_converters(r);
+  register_pad_converters(r);
+  register_rearrange_converters(r);
+  register_range_converters(r);
+  register_diagonal_converters(r);
+  register_resize_converters(r);
 }
 
 }  // namespace aotc::frontend

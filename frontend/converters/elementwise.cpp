@@ -2,9 +2,9 @@
 //
 // Most elementwise ops map 1:1 onto the core op of the same name: across opsets 7..27 their
 // versions only widen the accepted dtypes (Add-14 adds int8/int16, Pow-12 mixed dtypes, ...) or,
-// for Sum-8, add broadcasting, and the core ops implement the widest form. The converters below
-// handle what did change: Clip's bounds moved from attributes to inputs (opset 11), Cast's
-// target is an ONNX dtype number, and Identity / inference-mode Dropout become aliases.
+// for Sum/Max/Min/Mean-8, add broadcasting, and the core ops implement the widest form. The
+// converters below handle what did change: Clip's bounds moved from attributes to inputs (opset
+// 11), Cast's target is an ONNX dtype number, and Identity / inference-mode Dropout become aliases.
 #include "frontend/converters/all_converters.h"
 #include "frontend/tensor_proto.h"
 #include "passes/constant_evaluator.h"
@@ -94,7 +94,8 @@ Expected<std::vector<Value*>> convert_dropout(ConvertContext& ctx) {
       if (r != 0) {
         return ctx.unsupported_error(
             "training_mode is true with ratio {}: random dropout cannot be compiled (only "
-            "inference-mode Dropout, an identity, is supported)", r);
+            "inference-mode Dropout, an identity, is supported)",
+            r);
       }
     }
   }
@@ -105,18 +106,45 @@ Expected<std::vector<Value*>> convert_dropout(ConvertContext& ctx) {
                                    shape_to_string(x->shape()));
     }
     DType mask_type = ctx.opset() >= 10 ? DType::kBool : x->dtype();
-    out.push_back(ctx.constant(TensorData::filled(mask_type, static_dims(x->shape()), 1.0), "mask"));
+    out.push_back(
+        ctx.constant(TensorData::filled(mask_type, static_dims(x->shape()), 1.0), "mask"));
   }
   return out;
+}
+
+/// Shrink-9 accepts integer tensors too, with float bias and lambd; the core op computes in
+/// floating point only, so integer inputs are refused rather than given a guessed rounding.
+Expected<std::vector<Value*>> convert_shrink(ConvertContext& ctx) {
+  Value* x = ctx.input(0);
+  if (x && !is_float(x->dtype())) {
+    return ctx.unsupported_error("Shrink on {} tensors is not supported (only floating-point)",
+                                 dtype_name(x->dtype()));
+  }
+  return ctx.emit("Shrink", ctx.inputs(), ctx.attrs());
 }
 
 }  // namespace
 
 void register_elementwise_converters(ConverterRegistry& r) {
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Erf", "Tanh", "Sigmoid",
-                         "Relu", "Neg", "Where", "Equal", "Sum"}) {
+  // Ops whose versions 7..27 only widened dtypes (or added broadcasting: Min/Max/Mean-8,
+  // PRelu-7; attributes and defaults are unchanged since the consumed_inputs removal of opset 6).
+  // clang-format off
+  static const char* const kDirect[] = {
+      "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Sum", "Max", "Min", "Mean", "Where",
+      "Sqrt", "Exp", "Log", "Erf", "Tanh", "Sigmoid", "Relu", "Neg", "Abs", "Sign", "Reciprocal",
+      "Floor", "Ceil", "Round", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+      "Asinh", "Acosh", "Atanh",
+      "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor",
+      "IsNaN", "IsInf",
+      "Gelu", "LeakyRelu", "PRelu", "Elu", "Celu", "Selu", "HardSigmoid", "HardSwish",
+      "Softplus", "Softsign", "Mish", "ThresholdedRelu", "Swish",
+      "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
+  };
+  // clang-format on
+  for (const char* op : kDirect) {
     r.add_direct(op);
   }
+  r.add("Shrink", 9, convert_shrink);
   // Clip-11 onwards takes the bounds as optional inputs, exactly like the core op.
   r.add("Clip", 6, convert_clip_6);
   r.add("Clip", 11, [](ConvertContext& ctx) -> Expected<std::vector<Value*>> {

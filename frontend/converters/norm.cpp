@@ -43,10 +43,10 @@ Expected<std::vector<Value*>> convert_batch_norm(ConvertContext& ctx) {
   return pad_outputs(std::move(out), ctx.num_outputs());
 }
 
-/// Softmax/LogSoftmax before opset 13 coerce the input to 2-D, [prod(d[:axis]), prod(d[axis:])],
-/// and normalise each row. That equals the opset-13 op on `axis` when every dim after `axis` is
-/// 1 (the classifier heads of the light models, [1,1000,1,1]); otherwise it is spelled
-/// Reshape -> op(axis=1) -> Reshape back.
+/// Softmax, LogSoftmax and Hardmax before opset 13 coerce the input to 2-D, [prod(d[:axis]),
+/// prod(d[axis:])], and normalise each row (Hardmax: mark its maximum). That equals the opset-13
+/// op on `axis` when every dim after `axis` is 1 (the classifier heads of the light models,
+/// [1,1000,1,1]); otherwise it is spelled Reshape -> op(axis=1) -> Reshape back.
 Expected<std::vector<Value*>> convert_softmax_coerced(ConvertContext& ctx) {
   Value* x = ctx.input(0);
   const Shape& shape = x->shape();
@@ -92,7 +92,7 @@ void register_norm_converters(ConverterRegistry& r) {
   r.add("BatchNormalization", 1, convert_batch_norm_legacy);
   r.add("BatchNormalization", 14, convert_batch_norm);
   r.add_direct("LayerNormalization");
-  for (const char* op : {"Softmax", "LogSoftmax"}) {
+  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
     r.add(op, 1, convert_softmax_coerced);
     r.add(op, 13, convert_direct);
   }

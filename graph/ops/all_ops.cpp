@@ -4,6 +4,9 @@ namespace aotc {
 
 void register_all_ops(OpRegistry& r) {
   register_elementwise_ops(r);
+  register_elementwise_compare_ops(r);
+  register_elementwise_activation_ops(r);
+  register_elementwise_bitwise_ops(r);
   register_matmul_ops(r);
   register_conv_ops(r);
   register_pool_ops(r);
@@ -11,6 +14,15 @@ void register_all_ops(OpRegistry& r) {
   register_reduce_ops(r);
   register_shape_ops(r);
   register_gather_ops(r);
+  register_scatter_ops(r);
+  register_index_ops(r);
+  register_scan_ops(r);
+  register_loss_ops(r);
+  register_pad_ops(r);
+  register_range_ops(r);
+  register_diagonal_ops(r);
+  register_resize_ops(r);
+  register_conv_transpose_ops(r);
   register_fused_ops(r);
 }
 

@@ -5,6 +5,9 @@ namespace aotc {
 
 // One registration function per op family file in graph/ops/.
 void register_elementwise_ops(OpRegistry& r);   // elementwise.cpp
+void register_elementwise_compare_ops(OpRegistry& r);     // elementwise_compare.cpp
+void register_elementwise_activation_ops(OpRegistry& r);  // elementwise_activations.cpp
+void register_elementwise_bitwise_ops(OpRegistry& r);     // elementwise_bitwise.cpp
 void register_matmul_ops(OpRegistry& r);        // matmul.cpp
 void register_conv_ops(OpRegistry& r);          // conv.cpp
 void register_pool_ops(OpRegistry& r);          // pool.cpp
@@ -12,6 +15,15 @@ void register_norm_ops(OpRegistry& r);          // norm.cpp
 void register_reduce_ops(OpRegistry& r);        // reduce.cpp
 void register_shape_ops(OpRegistry& r);         // shape.cpp
 void register_gather_ops(OpRegistry& r);        // gather.cpp
+void register_scatter_ops(OpRegistry& r);       // scatter.cpp
+void register_index_ops(OpRegistry& r);         // index.cpp
+void register_scan_ops(OpRegistry& r);          // scan.cpp
+void register_loss_ops(OpRegistry& r);          // loss.cpp
+void register_pad_ops(OpRegistry& r);           // pad.cpp
+void register_range_ops(OpRegistry& r);         // range.cpp
+void register_diagonal_ops(OpRegistry& r);      // diagonal.cpp
+void register_resize_ops(OpRegistry& r);        // resize.cpp
+void register_conv_transpose_ops(OpRegistry& r);  // conv_transpose.cpp
 void register_fused_ops(OpRegistry& r);         // fused.cpp
 
 /// Registers every core op; called once by OpRegistry::instance().

@@ -1,5 +1,7 @@
-// Op family 'elementwise': schema, shape inference, reference implementation and traits of
-// Add Sub Mul Div Pow Sqrt Exp Erf Tanh Sigmoid Relu Neg Clip Cast Where Equal Sum Identity.
+// Op family 'elementwise', arithmetic part: schema, shape inference, reference implementation and
+// traits of Add Sub Mul Div Pow Mod, unary math (Sqrt Exp Log Sin ... Abs Sign Round), Relu Neg
+// Sigmoid Clip Cast Where, the variadic Sum Max Min Mean, and Identity. Comparisons and logic
+// (bool results) are in elementwise_compare.cpp, activations in elementwise_activations.cpp.
 //
 // Semantics follow the latest ONNX version of each op. Reference implementations compute floats
 // in double precision and integers exactly: arithmetic on integers wraps modulo 2^bits (as numpy
@@ -11,95 +13,18 @@
 #include <functional>
 
 #include "graph/ops/all_ops.h"
-#include "graph/ops/op_helpers.h"
+#include "graph/ops/elementwise_helpers.h"
 
 namespace aotc {
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// Dtype sets, as the ONNX type constraints of each op.
+using namespace elementwise;
 
-using DTypeSet = uint32_t;
-constexpr DTypeSet bit(DType t) { return DTypeSet{1} << static_cast<int>(t); }
-constexpr DTypeSet kFloats =
-    bit(DType::kFloat32) | bit(DType::kFloat16) | bit(DType::kBFloat16) | bit(DType::kFloat64);
-constexpr DTypeSet kSignedInts =
-    bit(DType::kInt8) | bit(DType::kInt16) | bit(DType::kInt32) | bit(DType::kInt64);
-constexpr DTypeSet kUnsignedInts =
-    bit(DType::kUInt8) | bit(DType::kUInt16) | bit(DType::kUInt32) | bit(DType::kUInt64);
-constexpr DTypeSet kNumeric = kFloats | kSignedInts | kUnsignedInts;
-constexpr DTypeSet kAllTypes = kNumeric | bit(DType::kBool);
 // Pow-15: the base is int32, int64 or a float; the exponent any numeric type.
 constexpr DTypeSet kPowBase = kFloats | bit(DType::kInt32) | bit(DType::kInt64);
 
-std::string dtype_set_names(DTypeSet set) {
-  std::string out;
-  for (int i = 0; i < kNumDTypes; ++i) {
-    if (!(set & (DTypeSet{1} << i))) continue;
-    if (!out.empty()) out += ", ";
-    out += dtype_name(static_cast<DType>(i));
-  }
-  return out;
-}
-
-Status check_dtype(const InferContext& ctx, int input, DTypeSet allowed) {
-  DType t = ctx.input_type(input).dtype;
-  if (allowed & bit(t)) return Status::ok();
-  return ctx.error("input {} has dtype {}, but {} accepts {}", input, dtype_name(t),
-                   ctx.node().op(), dtype_set_names(allowed));
-}
-
-Status check_same_dtype(const InferContext& ctx, int a, int b) {
-  if (ctx.input_type(a).dtype == ctx.input_type(b).dtype) return Status::ok();
-  return ctx.error("inputs {} and {} must have the same dtype, got {} and {}", a, b,
-                   dtype_name(ctx.input_type(a).dtype), dtype_name(ctx.input_type(b).dtype));
-}
-
-/// The numpy broadcast of the shapes of inputs [first, last].
-Expected<Shape> broadcast_inputs(const InferContext& ctx, int first, int last) {
-  std::vector<Shape> shapes;
-  std::string spelled;
-  for (int i = first; i <= last; ++i) {
-    shapes.push_back(ctx.input_type(i).shape);
-    spelled += fmt::format("{}[{}]", spelled.empty() ? "" : ", ", shape_to_string(shapes.back()));
-  }
-  std::optional<Shape> out = broadcast_shapes(shapes);
-  if (!out) return ctx.error("input shapes {} cannot be broadcast together", spelled);
-  return *out;
-}
-
 // ---------------------------------------------------------------------------------------------
-// Reference machinery.
-
-/// Calls f(out, out_index, input_offsets) for every element of the node's (static) output, where
-/// input_offsets[k] is the flat index of input k at the broadcast position (-1 for absent inputs).
-template <typename F>
-TensorData broadcast_map(const Node& node, const std::vector<const TensorData*>& ins, F&& f) {
-  const TensorType& type = node.output(0)->type();
-  std::vector<int64_t> out_dims = static_dims(type.shape);
-  TensorData out(type.dtype, out_dims);
-  std::vector<std::vector<int64_t>> strides;
-  for (const TensorData* in : ins)
-    strides.push_back(in ? broadcast_strides(in->dims(), out_dims) : std::vector<int64_t>{});
-  std::vector<int64_t> offsets(ins.size(), -1);
-  int64_t flat = 0;
-  for_each_index(out_dims, [&](const std::vector<int64_t>& idx) {
-    for (size_t k = 0; k < ins.size(); ++k) {
-      if (!ins[k]) continue;
-      int64_t off = 0;
-      for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * strides[k][d];
-      offsets[k] = off;
-    }
-    f(out, flat++, offsets);
-  });
-  return out;
-}
-
-// Integer arithmetic goes through uint64: two's complement wrap-around is then well defined,
-// and set_int64 truncates the result to the element width, which is wrap-around modulo 2^bits.
-int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(uint64_t(a) + uint64_t(b)); }
-int64_t wrap_sub(int64_t a, int64_t b) { return static_cast<int64_t>(uint64_t(a) - uint64_t(b)); }
-int64_t wrap_mul(int64_t a, int64_t b) { return static_cast<int64_t>(uint64_t(a) * uint64_t(b)); }
+// Integer helpers.
 
 /// Truncating integer division. Division by zero has no ONNX-defined result; aotc defines it as 0
 /// (the generated kernels do the same rather than trap). INT64_MIN / -1 wraps to INT64_MIN.
@@ -127,16 +52,6 @@ int64_t int_pow(int64_t base, int64_t exp, bool exp_unsigned) {
   return static_cast<int64_t>(result);
 }
 
-/// Logistic function without overflow: for very negative x, exp(-x) would overflow, so the
-/// equivalent form exp(x) / (1 + exp(x)) is used there.
-double stable_sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
-  double e = std::exp(x);
-  return e / (1.0 + e);
-}
-
-using Outputs = Expected<std::vector<TensorData>>;
-
 // ---------------------------------------------------------------------------------------------
 // Binary arithmetic: Add Sub Mul Div.
 
@@ -160,19 +75,35 @@ ReferenceFn arith_reference(Arith op) {
       if (floating) {
         double x = a.get_double(at[0]), y = b.get_double(at[1]);
         switch (op) {
-          case Arith::kAdd: o.set_double(i, x + y); break;
-          case Arith::kSub: o.set_double(i, x - y); break;
-          case Arith::kMul: o.set_double(i, x * y); break;
-          case Arith::kDiv: o.set_double(i, x / y); break;
+          case Arith::kAdd:
+            o.set_double(i, x + y);
+            break;
+          case Arith::kSub:
+            o.set_double(i, x - y);
+            break;
+          case Arith::kMul:
+            o.set_double(i, x * y);
+            break;
+          case Arith::kDiv:
+            o.set_double(i, x / y);
+            break;
         }
         return;
       }
       int64_t x = a.get_int64(at[0]), y = b.get_int64(at[1]);
       switch (op) {
-        case Arith::kAdd: o.set_int64(i, wrap_add(x, y)); break;
-        case Arith::kSub: o.set_int64(i, wrap_sub(x, y)); break;
-        case Arith::kMul: o.set_int64(i, wrap_mul(x, y)); break;
-        case Arith::kDiv: o.set_int64(i, int_div(x, y, is_unsigned)); break;
+        case Arith::kAdd:
+          o.set_int64(i, wrap_add(x, y));
+          break;
+        case Arith::kSub:
+          o.set_int64(i, wrap_sub(x, y));
+          break;
+        case Arith::kMul:
+          o.set_int64(i, wrap_mul(x, y));
+          break;
+        case Arith::kDiv:
+          o.set_int64(i, int_div(x, y, is_unsigned));
+          break;
       }
     });
     return std::vector<TensorData>{std::move(out)};
@@ -214,35 +145,72 @@ struct UnaryMath {
   const char* name;
   DTypeSet dtypes;
   double (*on_double)(double);
-  int64_t (*on_int)(int64_t);  // nullptr: compute integers through on_double
+  // Exact integer formula; nullptr: integers go through on_double. `x` holds the element's bits
+  // as get_int64 returns them, so u64 values past INT64_MAX arrive negative: is_unsigned says
+  // how to read them.
+  int64_t (*on_int)(int64_t x, bool is_unsigned);
   const char* summary;
 };
 
+/// The libm function of a float-only op: the kernels call the same function in float or double.
+#define AOTC_LIBM(op, fn, summary)                                     \
+  {                                                                    \
+    op, kFloats, [](double x) { return std::fn(x); }, nullptr, summary \
+  }
+
 const UnaryMath kUnaryOps[] = {
-    {"Sqrt", kFloats, [](double x) { return std::sqrt(x); }, nullptr, "Square root."},
-    {"Exp", kFloats, [](double x) { return std::exp(x); }, nullptr, "Natural exponential."},
+    AOTC_LIBM("Sqrt", sqrt, "Square root."),
+    AOTC_LIBM("Exp", exp, "Natural exponential."),
     {"Erf", kNumeric, [](double x) { return std::erf(x); }, nullptr, "Gauss error function."},
-    {"Tanh", kFloats, [](double x) { return std::tanh(x); }, nullptr, "Hyperbolic tangent."},
+    AOTC_LIBM("Tanh", tanh, "Hyperbolic tangent."),
     {"Sigmoid", kFloats, stable_sigmoid, nullptr, "Logistic function 1 / (1 + exp(-x))."},
     {"Relu", kFloats | kSignedInts, [](double x) { return x < 0 ? 0.0 : x; },
-     [](int64_t x) { return x < 0 ? int64_t{0} : x; }, "max(x, 0); NaN stays NaN."},
+     [](int64_t x, bool) { return x < 0 ? int64_t{0} : x; }, "max(x, 0); NaN stays NaN."},
     {"Neg", kFloats | kSignedInts, [](double x) { return -x; },
-     [](int64_t x) { return wrap_sub(0, x); }, "-x; the most negative integer wraps to itself."},
+     [](int64_t x, bool) { return wrap_sub(0, x); },
+     "-x; the most negative integer wraps to itself."},
+    {"Abs", kNumeric, [](double x) { return std::fabs(x); },
+     [](int64_t x, bool is_unsigned) { return is_unsigned || x >= 0 ? x : wrap_sub(0, x); },
+     "|x|; the most negative integer wraps to itself (as numpy)."},
+    {"Sign", kNumeric,
+     [](double x) { return x > 0   ? 1.0
+                           : x < 0 ? -1.0
+                                   : x; },  // 0 and NaN stay as they are
+     [](int64_t x, bool is_unsigned) -> int64_t {
+       if (is_unsigned) return x != 0;
+       return x > 0 ? 1 : x < 0 ? -1 : 0;
+     },
+     "-1, 0 or 1 by the sign of x; NaN stays NaN."},
+    {"Reciprocal", kFloats, [](double x) { return 1.0 / x; }, nullptr, "1 / x."},
+    AOTC_LIBM("Log", log, "Natural logarithm."),
+    AOTC_LIBM("Floor", floor, "Largest integer not greater than x."),
+    AOTC_LIBM("Ceil", ceil, "Smallest integer not less than x."),
+    // nearbyint rounds half to even in the default rounding mode, which programs run in.
+    AOTC_LIBM("Round", nearbyint, "Rounds to the nearest integer, halves to even."),
+    AOTC_LIBM("Sin", sin, "Sine."),
+    AOTC_LIBM("Cos", cos, "Cosine."),
+    AOTC_LIBM("Tan", tan, "Tangent."),
+    AOTC_LIBM("Asin", asin, "Arcsine."),
+    AOTC_LIBM("Acos", acos, "Arccosine."),
+    AOTC_LIBM("Atan", atan, "Arctangent."),
+    AOTC_LIBM("Sinh", sinh, "Hyperbolic sine."),
+    AOTC_LIBM("Cosh", cosh, "Hyperbolic cosine."),
+    AOTC_LIBM("Asinh", asinh, "Inverse hyperbolic sine."),
+    AOTC_LIBM("Acosh", acosh, "Inverse hyperbolic cosine."),
+    AOTC_LIBM("Atanh", atanh, "Inverse hyperbolic tangent."),
 };
-
-Status infer_unary(InferContext& ctx, DTypeSet dtypes) {
-  AOTC_RETURN_IF_ERROR(check_dtype(ctx, 0, dtypes));
-  ctx.set_output_type(0, ctx.input_type(0));
-  return Status::ok();
-}
+#undef AOTC_LIBM
 
 ReferenceFn unary_reference(const UnaryMath& op) {
   return [&op](const Node& node, const std::vector<const TensorData*>& ins) -> Outputs {
     const TensorData& x = *ins[0];
     bool exact = is_integer(x.dtype()) && op.on_int != nullptr;
+    bool is_unsigned = is_unsigned_integer(x.dtype());
     TensorData out = broadcast_map(node, ins, [&](TensorData& o, int64_t i, const auto& at) {
-      if (exact) o.set_int64(i, op.on_int(x.get_int64(at[0])));
-      else o.set_double(i, op.on_double(x.get_double(at[0])));
+      if (exact)
+        o.set_int64(i, op.on_int(x.get_int64(at[0]), is_unsigned));
+      else
+        o.set_double(i, op.on_double(x.get_double(at[0])));
     });
     return std::vector<TensorData>{std::move(out)};
   };
@@ -323,7 +291,8 @@ Outputs cast_reference(const Node& node, const std::vector<const TensorData*>& i
 
 Status infer_where(InferContext& ctx) {
   if (ctx.input_type(0).dtype != DType::kBool)
-    return ctx.error("condition (input 0) must be bool, got {}", dtype_name(ctx.input_type(0).dtype));
+    return ctx.error("condition (input 0) must be bool, got {}",
+                     dtype_name(ctx.input_type(0).dtype));
   AOTC_RETURN_IF_ERROR(check_same_dtype(ctx, 1, 2));
   AOTC_ASSIGN_OR_RETURN(Shape shape, broadcast_inputs(ctx, 0, 2));
   ctx.set_output_type(0, TensorType{ctx.input_type(1).dtype, std::move(shape)});
@@ -341,40 +310,15 @@ Outputs where_reference(const Node& node, const std::vector<const TensorData*>& 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Equal(a, b) -> bool.
-
-Status infer_equal(InferContext& ctx) {
-  AOTC_RETURN_IF_ERROR(check_dtype(ctx, 0, kAllTypes));
-  AOTC_RETURN_IF_ERROR(check_same_dtype(ctx, 0, 1));
-  AOTC_ASSIGN_OR_RETURN(Shape shape, broadcast_inputs(ctx, 0, 1));
-  ctx.set_output_type(0, TensorType{DType::kBool, std::move(shape)});
-  return Status::ok();
-}
-
-Outputs equal_reference(const Node& node, const std::vector<const TensorData*>& ins) {
-  const TensorData& a = *ins[0];
-  const TensorData& b = *ins[1];
-  bool floating = is_float(a.dtype());
-  TensorData out = broadcast_map(node, ins, [&](TensorData& o, int64_t i, const auto& at) {
-    bool eq = floating ? a.get_double(at[0]) == b.get_double(at[1])
-                       : a.get_int64(at[0]) == b.get_int64(at[1]);
-    o.set_int64(i, eq ? 1 : 0);
-  });
-  return std::vector<TensorData>{std::move(out)};
-}
-
-// ---------------------------------------------------------------------------------------------
 // Sum(x0, ..., xn): variadic broadcast addition. A core op rather than a chain of Adds so that
 // the kernel reads every operand once in one loop without intermediate buffers. ONNX allows
 // float types only; the core op accepts every numeric type (a superset) since it is just
 // addition, which lets passes rewrite Add chains into Sum freely.
 
-Status infer_sum(InferContext& ctx) {
-  AOTC_RETURN_IF_ERROR(check_dtype(ctx, 0, kNumeric));
-  for (int i = 1; i < ctx.num_inputs(); ++i) {
-    if (!ctx.has_input(i)) return ctx.error("input {} is missing; Sum inputs are not optional", i);
-    AOTC_RETURN_IF_ERROR(check_same_dtype(ctx, 0, i));
-  }
+/// Inference of the variadic ops (Sum, Max, Min, Mean): all operands share a dtype and broadcast.
+Status infer_variadic(InferContext& ctx, DTypeSet dtypes) {
+  AOTC_RETURN_IF_ERROR(check_dtype(ctx, 0, dtypes));
+  AOTC_RETURN_IF_ERROR(check_all_present_same_dtype(ctx));
   AOTC_ASSIGN_OR_RETURN(Shape shape, broadcast_inputs(ctx, 0, ctx.num_inputs() - 1));
   ctx.set_output_type(0, TensorType{ctx.input_type(0).dtype, std::move(shape)});
   return Status::ok();
@@ -397,6 +341,99 @@ Outputs sum_reference(const Node& node, const std::vector<const TensorData*>& in
 }
 
 // ---------------------------------------------------------------------------------------------
+// Max(x0, ..., xn), Min(...): variadic with broadcasting. A NaN operand makes the result NaN
+// (np.maximum / np.minimum, which the ONNX reference uses), whatever its position.
+
+ReferenceFn extremum_reference(bool is_max) {
+  return [is_max](const Node& node, const std::vector<const TensorData*>& ins) -> Outputs {
+    DType t = ins[0]->dtype();
+    TensorData out = broadcast_map(node, ins, [&](TensorData& o, int64_t i, const auto& at) {
+      if (is_float(t)) {
+        double acc = ins[0]->get_double(at[0]);
+        for (size_t k = 1; k < ins.size(); ++k) {
+          double v = ins[k]->get_double(at[k]);
+          if (std::isnan(acc)) break;
+          if (std::isnan(v) || (is_max ? v > acc : v < acc)) acc = v;
+        }
+        o.set_double(i, acc);
+      } else if (is_unsigned_integer(t)) {
+        uint64_t acc = static_cast<uint64_t>(ins[0]->get_int64(at[0]));
+        for (size_t k = 1; k < ins.size(); ++k) {
+          uint64_t v = static_cast<uint64_t>(ins[k]->get_int64(at[k]));
+          acc = is_max ? std::max(acc, v) : std::min(acc, v);
+        }
+        o.set_int64(i, static_cast<int64_t>(acc));
+      } else {
+        int64_t acc = ins[0]->get_int64(at[0]);
+        for (size_t k = 1; k < ins.size(); ++k) {
+          int64_t v = ins[k]->get_int64(at[k]);
+          acc = is_max ? std::max(acc, v) : std::min(acc, v);
+        }
+        o.set_int64(i, acc);
+      }
+    });
+    return std::vector<TensorData>{std::move(out)};
+  };
+}
+
+/// Mean(x0, ..., xn): floats only, as in ONNX; the sum divided by the operand count.
+Outputs mean_reference(const Node& node, const std::vector<const TensorData*>& ins) {
+  TensorData out = broadcast_map(node, ins, [&](TensorData& o, int64_t i, const auto& at) {
+    double acc = 0;
+    for (size_t k = 0; k < ins.size(); ++k) acc += ins[k]->get_double(at[k]);
+    o.set_double(i, acc / static_cast<double>(ins.size()));
+  });
+  return std::vector<TensorData>{std::move(out)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mod(a, b; fmod): fmod=0 is the integer modulus whose sign follows the divisor (Python's %),
+// fmod=1 is C's fmod whose sign follows the dividend. Floats require fmod=1, as the spec says.
+// A zero divisor has no ONNX-defined result: integers give 0 (like numpy, and like Div here),
+// floats give fmod's NaN. The kernels compute the same (codegen/cpp/elementwise_kernels.cpp).
+
+Status infer_mod(InferContext& ctx) {
+  AOTC_RETURN_IF_ERROR(check_dtype(ctx, 0, kNumeric));
+  AOTC_RETURN_IF_ERROR(check_same_dtype(ctx, 0, 1));
+  int64_t fmod = ctx.attrs().get_int("fmod", 0);
+  if (fmod != 0 && fmod != 1) return ctx.error("attribute 'fmod' must be 0 or 1, got {}", fmod);
+  if (fmod == 0 && is_float(ctx.input_type(0).dtype)) {
+    return ctx.error(
+        "attribute 'fmod' must be 1 for floating-point inputs ({}), as the spec requires",
+        dtype_name(ctx.input_type(0).dtype));
+  }
+  AOTC_ASSIGN_OR_RETURN(Shape shape, broadcast_inputs(ctx, 0, 1));
+  ctx.set_output_type(0, TensorType{ctx.input_type(0).dtype, std::move(shape)});
+  return Status::ok();
+}
+
+/// Integer remainder without traps: x % 0 is 0 and x % -1 is 0 (INT64_MIN % -1 traps on x86).
+int64_t int_mod(int64_t x, int64_t y, bool is_unsigned, bool sign_of_divisor) {
+  if (y == 0) return 0;
+  if (is_unsigned) return static_cast<int64_t>(uint64_t(x) % uint64_t(y));
+  if (y == -1) return 0;
+  int64_t r = x % y;
+  // r and y have opposite signs here, so r + y cannot overflow.
+  if (sign_of_divisor && r != 0 && (r < 0) != (y < 0)) r += y;
+  return r;
+}
+
+Outputs mod_reference(const Node& node, const std::vector<const TensorData*>& ins) {
+  const TensorData& a = *ins[0];
+  const TensorData& b = *ins[1];
+  bool sign_of_divisor = node.attrs().get_int("fmod", 0) == 0;
+  bool is_unsigned = is_unsigned_integer(a.dtype());
+  bool floating = is_float(a.dtype());
+  TensorData out = broadcast_map(node, ins, [&](TensorData& o, int64_t i, const auto& at) {
+    if (floating)
+      o.set_double(i, std::fmod(a.get_double(at[0]), b.get_double(at[1])));
+    else
+      o.set_int64(i, int_mod(a.get_int64(at[0]), b.get_int64(at[1]), is_unsigned, sign_of_divisor));
+  });
+  return std::vector<TensorData>{std::move(out)};
+}
+
+// ---------------------------------------------------------------------------------------------
 // Identity: the frontend turns ONNX Identity and inference-mode Dropout into aliases, so this
 // core op only appears where a pass needs an explicit copy (a graph output that is also a graph
 // input, for instance).
@@ -411,19 +448,6 @@ Outputs identity_reference(const Node& node, const std::vector<const TensorData*
 }
 
 // ---------------------------------------------------------------------------------------------
-
-OpDef elementwise_op(std::string name, int min_inputs, int max_inputs, InferFn infer,
-                     ReferenceFn reference, std::string summary) {
-  OpDef def;
-  def.name = std::move(name);
-  def.min_inputs = min_inputs;
-  def.max_inputs = max_inputs;
-  def.infer = std::move(infer);
-  def.reference = std::move(reference);
-  def.summary = std::move(summary);
-  def.traits.elementwise = true;
-  return def;
-}
 
 }  // namespace
 
@@ -454,7 +478,7 @@ void register_elementwise_ops(OpRegistry& r) {
   for (const UnaryMath& u : kUnaryOps) {
     DTypeSet dtypes = u.dtypes;
     OpDef def = elementwise_op(
-        u.name, 1, 1, [dtypes](InferContext& ctx) { return infer_unary(ctx, dtypes); },
+        u.name, 1, 1, [dtypes](InferContext& ctx) { return infer_same_as_input(ctx, dtypes); },
         unary_reference(u), u.summary);
     def.traits.layout_agnostic = true;
     def.traits.epilogue_fusible = true;
@@ -475,13 +499,28 @@ void register_elementwise_ops(OpRegistry& r) {
 
   r.add(elementwise_op("Where", 3, 3, infer_where, where_reference,
                        "condition ? x : y with numpy broadcasting of all three operands."));
-  r.add(elementwise_op("Equal", 2, 2, infer_equal, equal_reference,
-                       "a == b with numpy broadcasting; the output is bool."));
-  r.add(elementwise_op("Sum", 1, -1, infer_sum, sum_reference,
-                       "x0 + x1 + ... + xn with numpy broadcasting of all operands."));
+  r.add(elementwise_op(
+      "Sum", 1, -1, [](InferContext& ctx) { return infer_variadic(ctx, kNumeric); }, sum_reference,
+      "x0 + x1 + ... + xn with numpy broadcasting of all operands."));
 
-  OpDef identity = elementwise_op("Identity", 1, 1, infer_identity, identity_reference,
-                                  "A copy of the input.");
+  for (bool is_max : {true, false}) {
+    r.add(elementwise_op(
+        is_max ? "Max" : "Min", 1, -1,
+        [](InferContext& ctx) { return infer_variadic(ctx, kNumeric); }, extremum_reference(is_max),
+        is_max ? "Elementwise maximum of all operands with numpy broadcasting; NaN propagates."
+               : "Elementwise minimum of all operands with numpy broadcasting; NaN propagates."));
+  }
+  r.add(elementwise_op(
+      "Mean", 1, -1, [](InferContext& ctx) { return infer_variadic(ctx, kFloats); }, mean_reference,
+      "(x0 + ... + xn) / (n + 1) with numpy broadcasting of all operands."));
+  OpDef mod = elementwise_op("Mod", 2, 2, infer_mod, mod_reference,
+                             "Remainder of a / b: sign of b (fmod=0, integers) or of a (fmod=1, "
+                             "C fmod); integer x mod 0 is 0.");
+  mod.attrs = {{"fmod", AttrKind::kInt, false}};
+  r.add(std::move(mod));
+
+  OpDef identity =
+      elementwise_op("Identity", 1, 1, infer_identity, identity_reference, "A copy of the input.");
   identity.traits.layout_agnostic = true;
   r.add(std::move(identity));
 }

@@ -57,9 +57,15 @@ inline Expected<OneNode> build_node(const std::string& op, std::vector<std::opti
   return n;
 }
 
+/// Compiler flags that make any out-of-bounds access or undefined behaviour of a kernel fail its
+/// run, for tests of what kernels do with bad run-time values (out-of-range indices).
+inline const char* kSanitizeFlags = "-fsanitize=address,undefined -fno-sanitize-recover=all";
+
 /// Emits, compiles and runs `node`'s C++ kernel on `inputs` (nullptr for absent inputs).
+/// `extra_flags` go to the compiler (e.g. kSanitizeFlags).
 inline Expected<std::vector<TensorData>> run_cpp_kernel(const Node& node,
-                                                        const std::vector<const TensorData*>& inputs) {
+                                                        const std::vector<const TensorData*>& inputs,
+                                                        const std::string& extra_flags = "") {
   using codegen::CodeWriter;
   const codegen::CppKernelEmitter* emitter = codegen::CppKernelRegistry::instance().find(node.op());
   if (!emitter) return unsupported("no C++ kernel for {}", node.op());
@@ -78,8 +84,12 @@ inline Expected<std::vector<TensorData>> run_cpp_kernel(const Node& node,
   src.raw_line(
       "#define AOTC_RESTRICT __restrict  // as codegen/templates/cpp/model.cpp.in defines it");
   std::vector<std::string> params;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    params.push_back(fmt::format("const {}* in{}", dtype_c_type(node.input(static_cast<int>(i))->dtype()), i));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value* v = node.input(static_cast<int>(i));
+    // An absent optional input (nullptr in the middle of the list) is passed as nullptr.
+    params.push_back(v ? fmt::format("const {}* in{}", dtype_c_type(v->dtype()), i)
+                       : fmt::format("const void* in{}", i));
+  }
   for (int i = 0; i < node.num_outputs(); ++i)
     params.push_back(fmt::format("{}* out{}", dtype_c_type(node.output(i)->dtype()), i));
   if (kernel.scratch_bytes > 0) params.push_back("unsigned char* scratch");
@@ -123,9 +133,9 @@ inline Expected<std::vector<TensorData>> run_cpp_kernel(const Node& node,
   fs::path dir = fs::temp_directory_path() / fmt::format("aotc_kernel_test_{}_{}", getpid(), counter++);
   fs::create_directories(dir);
   std::ofstream(dir / "kernel.cpp") << src.str();
-  std::string compile = fmt::format("c++ -std=c++17 -O1 -Wall -Werror -Wno-unused-variable -I{}/runtime_stub {} -o {} 2> {}",
-                                    AOTC_SOURCE_DIR, (dir / "kernel.cpp").string(), (dir / "kernel").string(),
-                                    (dir / "compile.log").string());
+  std::string compile = fmt::format("c++ -std=c++17 -O1 -Wall -Werror -Wno-unused-variable {} -I{}/runtime_stub {} -o {} 2> {}",
+                                    extra_flags, AOTC_SOURCE_DIR, (dir / "kernel.cpp").string(),
+                                    (dir / "kernel").string(), (dir / "compile.log").string());
   if (std::system(compile.c_str()) != 0) {
     std::ifstream log(dir / "compile.log");
     return internal_error("generated kernel does not compile ({}):\n{}", (dir / "kernel.cpp").string(),

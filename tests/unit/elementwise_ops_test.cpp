@@ -3,20 +3,25 @@
 // frontend converters of older opset forms, the C++ kernel text, and a differential test that
 // compiles the generated kernels with the host compiler and compares them with the reference.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "codegen/cpp/cpp_kernel.h"
 #include "codegen/cpp/elementwise_emitter.h"
 #include "frontend/converter.h"
 #include "graph/ops/op_registry.h"
+#include "tests/unit/elementwise_test_support.h"
 
 namespace aotc {
 namespace {
+
+using elementwise_test::eval;
+using elementwise_test::infer_error;
+using elementwise_test::tt;
 
 TensorData make(DType t, std::vector<int64_t> dims, const std::vector<double>& values) {
   TensorData d(t, std::move(dims));
@@ -31,34 +36,6 @@ TensorData make_int(DType t, std::vector<int64_t> dims, const std::vector<int64_
   for (size_t i = 0; i < values.size(); ++i) d.set_int64(static_cast<int64_t>(i), values[i]);
   return d;
 }
-
-/// Builds one node whose inputs are constants (nullopt: absent optional input), infers it and
-/// runs its reference implementation.
-Expected<TensorData> eval(const std::string& op, const std::vector<std::optional<TensorData>>& inputs,
-                          Attributes attrs = {}) {
-  Graph g;
-  std::vector<Value*> values;
-  std::vector<const TensorData*> data;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    values.push_back(inputs[i] ? g.add_constant(fmt::format("in{}", i), *inputs[i]) : nullptr);
-    data.push_back(values.back() ? values.back()->constant_data() : nullptr);
-  }
-  Node* n = g.add_node(op, "node0", values, {"y"}, std::move(attrs));
-  AOTC_RETURN_IF_ERROR(infer_node(*n));
-  AOTC_ASSIGN_OR_RETURN(std::vector<TensorData> out, evaluate_node(*n, data));
-  return out[0];
-}
-
-/// The error message of inferring `op` on graph inputs of the given types ("" when it succeeds).
-std::string infer_error(const std::string& op, const std::vector<TensorType>& types, Attributes attrs = {}) {
-  Graph g;
-  std::vector<Value*> values;
-  for (size_t i = 0; i < types.size(); ++i) values.push_back(g.add_input(fmt::format("x{}", i), types[i]));
-  Node* n = g.add_node(op, "bad_node", values, {"y"}, std::move(attrs));
-  return infer_node(*n).message();
-}
-
-TensorType tt(DType t, Shape s) { return TensorType{t, std::move(s)}; }
 
 // ---------------------------------------------------------------------------------------------
 // Inference.
@@ -104,11 +81,14 @@ TEST(ElementwiseInfer, ErrorsNameTheNodeAndTheProblem) {
   EXPECT_NE(m.find("Sqrt accepts f32"), std::string::npos) << m;
   EXPECT_NE(infer_error("Add", {tt(DType::kBool, {2}), tt(DType::kBool, {2})}), "");
   EXPECT_NE(infer_error("Relu", {tt(DType::kUInt8, {2})}), "");
-  EXPECT_NE(infer_error("Where", {tt(DType::kInt32, {2}), tt(DType::kFloat32, {2}), tt(DType::kFloat32, {2})}), "");
+  EXPECT_NE(infer_error("Where", {tt(DType::kInt32, {2}), tt(DType::kFloat32, {2}),
+                                  tt(DType::kFloat32, {2})}),
+            "");
   EXPECT_NE(infer_error("Clip", {tt(DType::kFloat32, {4}), tt(DType::kFloat32, {2})}), "");
   Attributes bad_to;
   bad_to.set("to", std::string("f8"));
-  EXPECT_NE(infer_error("Cast", {tt(DType::kFloat32, {2})}, bad_to).find("'f8'"), std::string::npos);
+  EXPECT_NE(infer_error("Cast", {tt(DType::kFloat32, {2})}, bad_to).find("'f8'"),
+            std::string::npos);
 }
 
 TEST(ElementwiseInfer, Traits) {
@@ -142,17 +122,20 @@ TEST(ElementwiseReference, IntegerDivisionTruncatesAndNeverTraps) {
   ASSERT_TRUE(y.has_value()) << y.status().message();
   EXPECT_EQ(y->to_int64_vector(), (std::vector<int64_t>{3, -3, 0, INT32_MIN, -2}));
 
-  auto u = eval("Div", {make_int(DType::kUInt64, {2}, {-2, 9}), make_int(DType::kUInt64, {2}, {2, 0})});
+  auto u =
+      eval("Div", {make_int(DType::kUInt64, {2}, {-2, 9}), make_int(DType::kUInt64, {2}, {2, 0})});
   ASSERT_TRUE(u.has_value());
   EXPECT_EQ(static_cast<uint64_t>(u->get_int64(0)), UINT64_MAX / 2);  // unsigned, not -1
   EXPECT_EQ(u->get_int64(1), 0);
 }
 
 TEST(ElementwiseReference, IntegerArithmeticWraps) {
-  auto y = eval("Add", {make_int(DType::kInt8, {2}, {127, -128}), make_int(DType::kInt8, {2}, {1, -1})});
+  auto y =
+      eval("Add", {make_int(DType::kInt8, {2}, {127, -128}), make_int(DType::kInt8, {2}, {1, -1})});
   ASSERT_TRUE(y.has_value());
   EXPECT_EQ(y->to_int64_vector(), (std::vector<int64_t>{-128, 127}));
-  auto m = eval("Mul", {make_int(DType::kUInt16, {1}, {65535}), make_int(DType::kUInt16, {1}, {65535})});
+  auto m =
+      eval("Mul", {make_int(DType::kUInt16, {1}, {65535}), make_int(DType::kUInt16, {1}, {65535})});
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->get_int64(0), 1);  // 65535^2 mod 2^16
   auto n = eval("Neg", {make_int(DType::kInt8, {3}, {-128, 5, 0})});
@@ -166,10 +149,12 @@ TEST(ElementwiseReference, PowMixedDtypesAndExactIntegers) {
   EXPECT_EQ(f->dtype(), DType::kFloat32);
   EXPECT_EQ(f->to_double_vector(), (std::vector<double>{4, 9, 16}));
   // 3^39 is above 2^53: only an exact integer power gets the last digits right.
-  auto i = eval("Pow", {make_int(DType::kInt64, {3}, {3, 2, -1}), make_int(DType::kInt64, {3}, {39, -1, 3})});
+  auto i = eval(
+      "Pow", {make_int(DType::kInt64, {3}, {3, 2, -1}), make_int(DType::kInt64, {3}, {39, -1, 3})});
   ASSERT_TRUE(i.has_value());
   EXPECT_EQ(i->to_int64_vector(), (std::vector<int64_t>{4052555153018976267, 0, -1}));
-  auto t = eval("Pow", {make_int(DType::kInt32, {2}, {2, 9}), make(DType::kFloat32, {2}, {0.5, 0.5})});
+  auto t =
+      eval("Pow", {make_int(DType::kInt32, {2}, {2, 9}), make(DType::kFloat32, {2}, {0.5, 0.5})});
   ASSERT_TRUE(t.has_value());
   EXPECT_EQ(t->dtype(), DType::kInt32);
   EXPECT_EQ(t->to_int64_vector(), (std::vector<int64_t>{1, 3}));  // truncated 1.414, 3
@@ -212,7 +197,8 @@ TEST(ElementwiseReference, ClipBounds) {
   ASSERT_TRUE(inverted.has_value());
   EXPECT_EQ(inverted->get_double(0), 1);
   EXPECT_EQ(inverted->get_double(1), 1);
-  auto u = eval("Clip", {make_int(DType::kUInt64, {2}, {-1, 3}), make_int(DType::kUInt64, {}, {5})});
+  auto u =
+      eval("Clip", {make_int(DType::kUInt64, {2}, {-1, 3}), make_int(DType::kUInt64, {}, {5})});
   ASSERT_TRUE(u.has_value());
   EXPECT_EQ(u->to_int64_vector(), (std::vector<int64_t>{-1, 5}));  // 2^64-1 stays above 5
 }
@@ -235,18 +221,21 @@ TEST(ElementwiseReference, Cast) {
 }
 
 TEST(ElementwiseReference, WhereEqualSum) {
-  auto w = eval("Where", {make_int(DType::kBool, {2, 1}, {1, 0}), make_int(DType::kUInt64, {1, 3}, {-1, 2, 3}),
-                          make_int(DType::kUInt64, {}, {7})});
+  auto w = eval("Where",
+                {make_int(DType::kBool, {2, 1}, {1, 0}),
+                 make_int(DType::kUInt64, {1, 3}, {-1, 2, 3}), make_int(DType::kUInt64, {}, {7})});
   ASSERT_TRUE(w.has_value()) << w.status().message();
   EXPECT_EQ(w->to_int64_vector(), (std::vector<int64_t>{-1, 2, 3, 7, 7, 7}));
 
-  auto e = eval("Equal", {make(DType::kFloat32, {3}, {1, NAN, 3}), make(DType::kFloat32, {3}, {1, NAN, 4})});
+  auto e = eval("Equal",
+                {make(DType::kFloat32, {3}, {1, NAN, 3}), make(DType::kFloat32, {3}, {1, NAN, 4})});
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->dtype(), DType::kBool);
   EXPECT_EQ(e->to_int64_vector(), (std::vector<int64_t>{1, 0, 0}));
 
-  auto s = eval("Sum", {make(DType::kFloat32, {2, 1}, {1, 2}), make(DType::kFloat32, {3}, {10, 20, 30}),
-                        make(DType::kFloat32, {}, {100})});
+  auto s =
+      eval("Sum", {make(DType::kFloat32, {2, 1}, {1, 2}), make(DType::kFloat32, {3}, {10, 20, 30}),
+                   make(DType::kFloat32, {}, {100})});
   ASSERT_TRUE(s.has_value()) << s.status().message();
   EXPECT_EQ(s->to_double_vector(), (std::vector<double>{111, 121, 131, 112, 122, 132}));
   auto one = eval("Sum", {make(DType::kFloat32, {2}, {1, 2})});
@@ -260,13 +249,15 @@ TEST(ElementwiseReference, WhereEqualSum) {
 using frontend::ConvertContext;
 using frontend::ConverterRegistry;
 
-Expected<std::vector<Value*>> convert(Graph& g, const std::string& op, int opset, std::vector<Value*> inputs,
-                                      int num_outputs, Attributes attrs = {}) {
+Expected<std::vector<Value*>> convert(Graph& g, const std::string& op, int opset,
+                                      std::vector<Value*> inputs, int num_outputs,
+                                      Attributes attrs = {}) {
   const frontend::Converter* c = ConverterRegistry::instance().find(op, opset);
   if (!c) return unsupported("no converter for {}-{}", op, opset);
   std::vector<std::string> names;
   for (int i = 0; i < num_outputs; ++i) names.push_back(fmt::format("out{}", i));
-  ConvertContext ctx(g, op, "onnx_node", opset, std::move(inputs), num_outputs, std::move(attrs), names);
+  ConvertContext ctx(g, op, "onnx_node", opset, std::move(inputs), num_outputs, std::move(attrs),
+                     names);
   return (*c)(ctx);
 }
 
@@ -341,7 +332,8 @@ TEST(ElementwiseConverters, TrainingDropoutIsRefused) {
   auto out = convert(g, "Dropout", 13, {x, ratio, yes}, 1);
   ASSERT_FALSE(out.has_value());
   EXPECT_EQ(out.status().kind(), ErrorKind::kUnsupported);
-  EXPECT_NE(out.status().message().find("training_mode"), std::string::npos) << out.status().message();
+  EXPECT_NE(out.status().message().find("training_mode"), std::string::npos)
+      << out.status().message();
   // A training_mode known only at run time cannot be decided at compile time.
   Value* flag = g.add_input("flag", tt(DType::kBool, {}));
   auto runtime = convert(g, "Dropout", 13, {x, ratio, flag}, 1);

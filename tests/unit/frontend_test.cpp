@@ -318,6 +318,43 @@ TEST_F(FrontendTest, ConstInputHintNamesTheGraphInput) {
   EXPECT_EQ(g->outputs()[0]->shape(), make_shape({6}));
 }
 
+TEST_F(FrontendTest, DataDependentShapesAskForConstInputs) {
+  // NonZero's output shape is its input's nonzero count: it needs the values at compile time.
+  ModelBuilder b(8, 13);
+  b.input("mask", onnx::TensorProto::BOOL, {"2", "2"}).output("y", kInt64);
+  b.node("NonZero", {"mask"}, {"y"}, "where_set");
+  std::string path = write(b);
+  std::string msg = import_error(path);
+  EXPECT_CONTAINS(msg, "node 'where_set' (NonZero)");
+  EXPECT_CONTAINS(msg, "--const-input mask=FILE.pb");
+
+  ImportOptions o;
+  TensorData mask(DType::kBool, {2, 2});
+  mask.set_double(1, 1);
+  mask.set_double(2, 1);
+  mask.set_double(3, 1);
+  o.const_inputs["mask"] = mask;
+  auto g = import_ok(path, o);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->outputs()[0]->shape(), make_shape({2, 3}));
+}
+
+TEST_F(FrontendTest, OutOfRangeConstantIndicesNameTheNode) {
+  ModelBuilder b(8, 13);
+  b.input("data", kFloat, {"2", "3"}).output("y");
+  tensor_to_proto(TensorData::from_int64({0, 2, 5, 1}, {2, 2}), "idx", b.graph().add_initializer());
+  b.node("GatherElements", {"data", "idx"}, {"y"}, "pick")->add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("axis");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(1);
+    return a;
+  }());
+  std::string msg = import_error(write(b));
+  EXPECT_CONTAINS(msg, "node 'pick' (GatherElements)");
+  EXPECT_CONTAINS(msg, "index 5 (element 2 of the indices) is out of range for axis 1 of size 3");
+}
+
 TEST_F(FrontendTest, ConstantNodesAndAliases) {
   ModelBuilder b;
   b.input("x", kFloat, {"2"}).output("y").output("x_copy");

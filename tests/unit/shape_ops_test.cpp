@@ -114,6 +114,27 @@ TEST(Reshape, NeedsConstantShape) {
   EXPECT_NE(st.message().find("input 's'"), std::string::npos) << st.message();
 }
 
+// --- Size ---------------------------------------------------------------------------------------
+
+TEST(Size, CountsElementsFromTheTypeAlone) {
+  OneNode n("Size", f32({3, 4, 5}), {});
+  ASSERT_TRUE(n.status) << n.status.message();
+  EXPECT_EQ(n.out_type(), (TensorType{DType::kInt64, {}}));
+  auto out = evaluate_node(*n.node, {nullptr});  // fold_from_types: the data is not read
+  ASSERT_TRUE(out.has_value()) << out.status().message();
+  EXPECT_EQ((*out)[0].to_int64_vector(), (std::vector<int64_t>{60}));
+  auto k = kernel_test::build_node("Size", {iota_f32({2, 0, 3})}, {}, 1, {0});
+  ASSERT_TRUE(k.has_value()) << k.status().message();
+  EXPECT_EQ(kernel_test::kernel_matches_reference(*k), "");
+}
+
+TEST(Size, SymbolicShapeCannotFold) {
+  OneNode n("Size", TensorType{DType::kFloat32, {Dim::symbolic("N"), 3}}, {});
+  ASSERT_TRUE(n.status) << n.status.message();
+  auto out = evaluate_node(*n.node, {nullptr});
+  EXPECT_EQ(out.status().kind(), ErrorKind::kNeedsConstant);
+}
+
 // --- Transpose ----------------------------------------------------------------------------------
 
 TEST(Transpose, DefaultReversesAxes) {

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Builds the test-size models of models/ and checks aotc against onnxruntime on them.
+
+For each model (see docs/models.md) this script
+  1. builds it with its models/<script>.py at the 'test' size (or --size full, the benchmark
+     configuration: minutes and gigabytes rather than seconds) with seeded weights, and draws seeded
+     sample inputs (token ids, masks with padding, KV cache, images);
+  2. runs onnxruntime on them (the oracle);
+  3. compiles it with `aotc compile --target T`, then builds all packages in one CMake
+     super-project;
+  4. runs each package's runner on the same inputs and requires, for every output, the same
+     shape and dtype and a relative L2 error <= 1e-4 (float32).
+A model listed in tests/models/expected_failures_<target>.txt ("name reason") may fail without
+failing the run; one that is listed but passes fails it, so the list stays honest.
+Exit status is non-zero on any unexpected failure; the last line reads "N passed, M failed".
+"""
+import argparse
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent / "models"))
+import bert  # noqa: E402
+import llama  # noqa: E402
+import mlp  # noqa: E402
+import mobilenet_v2  # noqa: E402
+import resnet50  # noqa: E402
+from builder import count_ops, save, write_inputs  # noqa: E402
+
+TOLERANCE = 1e-4
+
+# name -> (builder module, overrides of its 'test' configuration)
+MODELS = {
+    "mlp": (mlp, {}),
+    "bert": (bert, {}),
+    "bert_gelu_op": (bert, dict(gelu="op")),
+    "llama": (llama, {}),
+    "llama_legacy": (llama, llama.LEGACY),
+    "llama_rmsnorm_op": (llama, dict(rmsnorm="op")),
+    "mobilenet_v2": (mobilenet_v2, {}),
+    "resnet50": (resnet50, {}),
+}
+
+
+def load_expected_failures(target):
+    path = HERE / f"expected_failures_{target}.txt"
+    listed = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, _, reason = line.partition(" ")
+                listed[name] = reason.strip()
+    return listed
+
+
+def rel_l2(actual, expected):
+    a, e = actual.astype(np.float64).ravel(), expected.astype(np.float64).ravel()
+    return float(np.linalg.norm(a - e) / max(np.linalg.norm(e), 1e-30))
+
+
+def compare(outputs, expected, out_dir, name):
+    """Compares the runner's output_<k>.pb files with onnxruntime's; returns error strings."""
+    errors = []
+    for k, (vi, exp) in enumerate(zip(outputs, expected)):
+        path = out_dir / f"output_{k}.pb"
+        if not path.exists():
+            errors.append(f"output {k} '{vi.name}' was not written")
+            continue
+        t = onnx.TensorProto()
+        t.ParseFromString(path.read_bytes())
+        actual = numpy_helper.to_array(t)
+        if actual.shape != exp.shape or actual.dtype != exp.dtype:
+            errors.append(f"output {k} '{vi.name}' is {actual.dtype}{list(actual.shape)}, onnxruntime "
+                          f"gives {exp.dtype}{list(exp.shape)}")
+            continue
+        err = rel_l2(actual, exp)
+        ok = err <= TOLERANCE
+        print(f"models: {name}: {vi.name}: relative L2 error {err:.2e} ({'ok' if ok else 'FAILED'}), "
+              f"|expected| {np.linalg.norm(exp):.3g}", flush=True)
+        if not ok:
+            errors.append(f"output {k} '{vi.name}': relative L2 error {err:.2e} > {TOLERANCE:g}")
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--aotc", default="build/aotc")
+    ap.add_argument("--target", default="x86-64")
+    ap.add_argument("--work", default="build/models")
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help="comma-separated subset of: " + ", ".join(MODELS))
+    ap.add_argument("--size", choices=("test", "full"), default="test")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+    import onnxruntime as ort
+
+    names = [m for m in args.models.split(",") if m]
+    unknown = [m for m in names if m not in MODELS]
+    if unknown:
+        ap.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
+    aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
+    if work.exists():
+        shutil.rmtree(work)
+    (work / "pkgs").mkdir(parents=True)
+    failures, compiled, expected, input_files, graphs = {}, [], {}, {}, {}
+    t0 = time.time()
+    for k, name in enumerate(names):
+        module, overrides = MODELS[name]
+        cfg = dataclasses.replace(module.CONFIGS[args.size], **overrides)
+        model = module.build(cfg)
+        path = work / "models" / f"{name}.onnx"
+        path.parent.mkdir(exist_ok=True)
+        save(model, path)
+        graphs[name] = model.graph
+        inputs = module.sample_inputs(cfg, np.random.default_rng(100 + k))
+        input_files[name] = write_inputs(model, inputs, work / "inputs" / name)
+        so = ort.SessionOptions()
+        # The oracle evaluates the graph as written: no fusions (ORT would fuse LayerNorm/GELU).
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        expected[name] = sess.run(None, inputs)
+        p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
+                            str(work / "pkgs" / name), "--name", name], capture_output=True, text=True)
+        if p.returncode != 0:
+            failures[name] = "compile failed: " + " ".join(p.stderr.split())[:400]
+        else:
+            compiled.append(name)
+        ops = count_ops(model)
+        print(f"models: {name}: {len(model.graph.node)} nodes, {len(ops)} op types, compile "
+              f"{'ok' if p.returncode == 0 else 'FAILED'} ({time.time() - t0:.0f} s)", flush=True)
+
+    if compiled:
+        (work / "CMakeLists.txt").write_text(
+            "cmake_minimum_required(VERSION 3.16)\nproject(aotc_models C CXX)\n" +
+            "".join(f"add_subdirectory(pkgs/{n} {n})\n" for n in compiled))
+        subprocess.run(["cmake", "-S", str(work), "-B", str(work / "build"), "-G", "Ninja",
+                        "-DCMAKE_BUILD_TYPE=Release"], check=True, capture_output=True)
+        b = subprocess.run(["ninja", "-C", str(work / "build"), "-k", "0", f"-j{args.jobs}"],
+                           capture_output=True, text=True)
+        (work / "build.log").write_text(b.stdout + b.stderr)
+        print(f"models: packages built ({time.time() - t0:.0f} s)", flush=True)
+
+    for name in compiled:
+        runner = work / "build" / name / f"{name}_run"
+        if not runner.exists():
+            failures[name] = f"package did not build (see {work / 'build.log'})"
+            continue
+        out = work / "out" / name
+        cmd = [str(runner)] + [a for f in input_files[name] for a in ("--input", str(f))]
+        cmd += ["--output-dir", str(out)]
+        t1 = time.time()
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        except subprocess.TimeoutExpired:
+            failures[name] = "runner took longer than 900 s"
+            continue
+        if p.returncode != 0:
+            failures[name] = "runner failed: " + " ".join(p.stderr.split())[:400]
+            continue
+        print(f"models: {name}: run {time.time() - t1:.1f} s", flush=True)
+        errors = compare(graphs[name].output, expected[name], out, name)
+        if errors:
+            failures[name] = "; ".join(errors)
+
+    listed = load_expected_failures(args.target)
+    unexpected, xfail = {}, {}
+    for name in names:
+        if name in failures and name in listed:
+            xfail[name] = listed[name]
+        elif name in failures:
+            unexpected[name] = failures[name]
+        elif name in listed:
+            unexpected[name] = "listed in expected_failures_{} but passes: remove it".format(args.target)
+    for name, why in xfail.items():
+        print(f"expected failure {name}: {failures[name]} (listed: {why})")
+    for name, why in unexpected.items():
+        print(f"FAILED model {name}: {why}")
+    passed = sum(1 for n in names if n not in failures and n not in listed)
+    print(f"models: {len(xfail)} expected failures, {time.time() - t0:.0f} s in all")
+    print(f"{passed} passed, {len(unexpected)} failed")
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
