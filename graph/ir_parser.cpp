@@ -32,6 +32,7 @@ class Parser {
  public:
   explicit Parser(std::string_view text) : text_(text) {}
 
+  /// The whole text as one graph.
   Expected<std::unique_ptr<Graph>> parse();
   /// The whole text as one attribute value.
   Expected<AttrValue> parse_single_attribute(AttrKind kind) {
@@ -123,6 +124,8 @@ class Parser {
   Expected<Attributes> parse_attr_dict(const OpDef& def);
 
   // ---- Statements ----
+  /// One graph starting at the current position, up to and including its closing '}'.
+  Expected<std::unique_ptr<Graph>> parse_graph_here();
   Expected<Value*> parse_operand();
   Status parse_statement(Graph& g);
   Status define(const std::string& name, size_t pos) {
@@ -454,6 +457,15 @@ Expected<AttrValue> Parser::parse_attr_value(const AttrSpec* spec) {
     }
     return AttrValue(std::move(v));
   }
+  if (peek_word() == "graph") {
+    // A nested graph: parsed by a parser of its own (values are local to the body) that
+    // continues at this position, so errors keep the file's line and column.
+    Parser body(text_);
+    body.pos_ = pos_;
+    AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, body.parse_graph_here());
+    pos_ = body.pos_;
+    return AttrValue(GraphAttr{std::shared_ptr<const Graph>(std::move(g))});
+  }
   if (parse_dtype(peek_word())) {
     size_t type_pos = skip();
     AOTC_ASSIGN_OR_RETURN(TensorType t, parse_type());
@@ -576,6 +588,12 @@ Status Parser::parse_statement(Graph& g) {
 }
 
 Expected<std::unique_ptr<Graph>> Parser::parse() {
+  AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, parse_graph_here());
+  if (!at_end()) return error(fmt::format("unexpected {} after the graph", describe_here()));
+  return g;
+}
+
+Expected<std::unique_ptr<Graph>> Parser::parse_graph_here() {
   auto g = std::make_unique<Graph>();
   graph_ = g.get();
   if (!consume_keyword("graph")) return error(fmt::format("expected 'graph', found {}", describe_here()));
@@ -631,7 +649,6 @@ Expected<std::unique_ptr<Graph>> Parser::parse() {
     } while (consume(','));
   }
   AOTC_RETURN_IF_ERROR(expect('}', "to close the graph body"));
-  if (!at_end()) return error(fmt::format("unexpected {} after the graph", describe_here()));
 
   if (rets.size() != declared.size()) {
     return error_at(ret_pos, fmt::format("'return' lists {} values but the signature declares {}",

@@ -113,9 +113,24 @@ std::string print_attr_impl(const AttrValue& v) {
           std::vector<std::string> parts;
           for (const std::string& s : x) parts.push_back(quote(s));
           return fmt::format("[{}]", fmt::join(parts, ", "));
-        } else {
+        } else if constexpr (std::is_same_v<T, TensorData>) {
           // Attribute tensors are part of the op's meaning: always print their values.
           return print_type(x.type()) + " " + print_tensor_data(x, INT64_MAX);
+        } else {
+          // A nested graph (a Fused kernel's body), indented one level deeper than the node that
+          // holds it; its constants are part of its meaning, so they print in full too.
+          PrintOptions all;
+          all.max_constant_elements = INT64_MAX;
+          std::string text = print_graph(*x.graph, all);
+          std::string out;
+          for (size_t start = 0; start < text.size();) {
+            size_t end = text.find('\n', start);
+            if (end == std::string::npos) end = text.size();
+            if (start > 0) out += "\n  ";
+            out += text.substr(start, end - start);
+            start = end + 1;
+          }
+          return out;
         }
       },
       v);

@@ -29,31 +29,50 @@ const CppKernelRegistry& CppKernelRegistry::instance() {
     register_quantize_cpp_kernels(r);
     register_attention_cpp_kernels(r);
     register_einsum_cpp_kernels(r);
+    register_fused_cpp_kernels(r);
     return r;
   }();
   return registry;
 }
 
-void CppKernelRegistry::add(const std::string& op, CppKernelEmitter e, KernelDTypes dtypes) {
+void CppKernelRegistry::add(const std::string& op, CppKernelEmitter e, KernelDTypes dtypes,
+                            bool accepts_epilogue) {
   AOTC_INTERNAL_ASSERT(!emitters_.count(op), "C++ kernel for {} registered twice", op);
-  emitters_[op] = std::move(e);
-  dtypes_[op] = dtypes;
+  emitters_[op] = Entry{std::move(e), dtypes, accepts_epilogue};
 }
 
 bool CppKernelRegistry::handles_storage_only(const std::string& op) const {
-  auto it = dtypes_.find(op);
-  return it != dtypes_.end() && it->second == KernelDTypes::kStorageOnlyToo;
+  auto it = emitters_.find(op);
+  return it != emitters_.end() && it->second.dtypes == KernelDTypes::kStorageOnlyToo;
 }
 
 const CppKernelEmitter* CppKernelRegistry::find(const std::string& op) const {
   auto it = emitters_.find(op);
-  return it == emitters_.end() ? nullptr : &it->second;
+  return it == emitters_.end() ? nullptr : &it->second.emit;
+}
+
+bool CppKernelRegistry::accepts_epilogue(const std::string& op) const {
+  auto it = emitters_.find(op);
+  return it != emitters_.end() && it->second.accepts_epilogue;
 }
 
 std::vector<std::string> CppKernelRegistry::ops() const {
   std::vector<std::string> out;
   for (auto& [k, v] : emitters_) out.push_back(k);
   return out;
+}
+
+Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node) {
+  const CppKernelEmitter* emitter = CppKernelRegistry::instance().find(node.op());
+  if (!emitter) return int64_t{0};
+  std::vector<std::string> in, out;
+  for (int i = 0; i < node.num_inputs(); ++i)
+    in.push_back(node.input(i) ? fmt::format("in{}", i) : "");
+  for (int i = 0; i < node.num_outputs(); ++i) out.push_back(fmt::format("out{}", i));
+  CodeWriter throwaway;
+  CppKernel kernel{node, in, out, throwaway};
+  AOTC_RETURN_IF_ERROR((*emitter)(kernel).with_context(node.describe()));
+  return kernel.scratch_bytes;
 }
 
 std::string compute_type(DType t) {

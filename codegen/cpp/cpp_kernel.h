@@ -15,16 +15,37 @@
 
 namespace aotc::codegen {
 
+class Epilogue;
+
 /// What a kernel emitter sees. The function being written has the signature
 ///   static void <fn>(const T0* in0, const T1* in1, ..., U0* out0, ...)
 /// where Ti is the C type of input i's dtype (dtype_c_type: float, double, int64_t, uint16_t for
 /// f16/bf16, bool, ...). Absent optional inputs are passed as nullptr; `in[i]` is then "".
-/// Inputs and outputs never alias. The body starts at the writer's current indentation.
+/// Inputs and outputs do not alias, except that the memory planner may give the output the
+/// buffer of an operand that in_place_operands() (graph/ops/op_registry.h) offers: the kernel
+/// must then read each element of that operand only while computing the output element at the
+/// same index, before storing it. The body starts at the writer's current indentation.
 struct CppKernel {
   const Node& node;
   std::vector<std::string> in;   ///< C names of the input pointers ("" for absent inputs).
   std::vector<std::string> out;  ///< C names of the output pointers.
   CodeWriter& w;
+  /// For the anchor of a Fused kernel: the elementwise nodes to apply to each result element
+  /// before storing it (codegen/cpp/epilogue.h); only emitters registered with
+  /// accepts_epilogue see one.
+  const Epilogue* epilogue = nullptr;
+  /// Bytes of scratch space asked for with scratch(); the memory planner reserves them in the
+  /// arena for the duration of this kernel, and the kernel gets them as `unsigned char* scratch`.
+  int64_t scratch_bytes = 0;
+
+  /// Reserves `bytes` of scratch space (64-byte aligned) and returns a C expression of type
+  /// `unsigned char*` pointing at it. Kernels use scratch instead of large local arrays, so that
+  /// all the memory a package needs is in its arena and stated by its header.
+  std::string scratch(int64_t bytes) {
+    std::string at = scratch_bytes == 0 ? "scratch" : fmt::format("(scratch + {})", scratch_bytes);
+    scratch_bytes += (bytes + 63) / 64 * 64;
+    return at;
+  }
 };
 
 using CppKernelEmitter = std::function<Status(CppKernel&)>;
@@ -37,16 +58,22 @@ enum class KernelDTypes { kComputable, kStorageOnlyToo };
 class CppKernelRegistry {
  public:
   static const CppKernelRegistry& instance();
+  /// `accepts_epilogue`: the emitter honours CppKernel::epilogue.
   void add(const std::string& op, CppKernelEmitter e,
-           KernelDTypes dtypes = KernelDTypes::kComputable);
+           KernelDTypes dtypes = KernelDTypes::kComputable, bool accepts_epilogue = false);
   const CppKernelEmitter* find(const std::string& op) const;
   /// Whether the kernel of `op` handles storage-only dtypes (false for unknown ops).
   bool handles_storage_only(const std::string& op) const;
+  bool accepts_epilogue(const std::string& op) const;
   std::vector<std::string> ops() const;
 
  private:
-  std::map<std::string, CppKernelEmitter> emitters_;
-  std::map<std::string, KernelDTypes> dtypes_;
+  struct Entry {
+    CppKernelEmitter emit;
+    KernelDTypes dtypes = KernelDTypes::kComputable;
+    bool accepts_epilogue = false;
+  };
+  std::map<std::string, Entry> emitters_;
 };
 
 // One registration function per kernel family file in codegen/cpp/.
@@ -70,6 +97,14 @@ void register_conv_transpose_cpp_kernels(CppKernelRegistry& r);
 void register_quantize_cpp_kernels(CppKernelRegistry& r);
 void register_attention_cpp_kernels(CppKernelRegistry& r);
 void register_einsum_cpp_kernels(CppKernelRegistry& r);
+void register_fused_cpp_kernels(CppKernelRegistry& r);
+
+/// Bytes of scratch space the node's kernel asks for (by emitting it into a throwaway writer).
+Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node);
+
+/// Ok when the body of a Fused node can be emitted: an anchor whose emitter accepts epilogues,
+/// element expressions for the other nodes (fused_kernels.cpp).
+Status check_fused_kernel(const Node& node);
 
 // Helpers for emitters.
 

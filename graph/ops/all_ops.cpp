@@ -26,6 +26,7 @@ void register_all_ops(OpRegistry& r) {
   register_quantize_ops(r);
   register_attention_ops(r);
   register_einsum_ops(r);
+  register_fused_ops(r);
 }
 
 }  // namespace aotc

@@ -61,7 +61,16 @@ class X86_64Target final : public Target {
       for (const Value* v : node.inputs()) AOTC_RETURN_IF_ERROR(storage_only(v));
       for (const Value* v : node.outputs()) AOTC_RETURN_IF_ERROR(storage_only(v));
     }
+    // A Fused kernel is compiled as the nodes of its body.
+    if (const Graph* body = node.attrs().get_graph("body")) {
+      for (const Node* n : body->nodes()) AOTC_RETURN_IF_ERROR(supports(*n));
+      AOTC_RETURN_IF_ERROR(codegen::check_fused_kernel(node));
+    }
     return Status::ok();
+  }
+
+  Expected<int64_t> scratch_bytes(const Node& node) const override {
+    return codegen::cpp_kernel_scratch_bytes(node);
   }
 
   Expected<EmittedModule> emit(const ModuleSpec& spec) const override {

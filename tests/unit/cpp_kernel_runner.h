@@ -81,6 +81,8 @@ inline Expected<std::vector<TensorData>> run_cpp_kernel(
   CodeWriter src;
   src.raw_line("#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <algorithm>");
   src.raw_line("#include <limits>\n#include <cstdio>\n#include \"aotc_runtime.h\"");
+  src.raw_line(
+      "#define AOTC_RESTRICT __restrict  // as codegen/templates/cpp/model.cpp.in defines it");
   std::vector<std::string> params;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value* v = node.input(static_cast<int>(i));
@@ -90,6 +92,7 @@ inline Expected<std::vector<TensorData>> run_cpp_kernel(
   }
   for (int i = 0; i < node.num_outputs(); ++i)
     params.push_back(fmt::format("{}* out{}", dtype_c_type(node.output(i)->dtype()), i));
+  if (kernel.scratch_bytes > 0) params.push_back("unsigned char* scratch");
   src.raw_line(fmt::format("static void kernel({}) {{", fmt::join(params, ", ")));
   src.append(body.str());
   src.raw_line("}");
@@ -110,7 +113,15 @@ inline Expected<std::vector<TensorData>> run_cpp_kernel(
     src.raw_line(fmt::format("alignas(64) static unsigned char out{}_bytes[{}];", i, n + 1));
     args.push_back(fmt::format("reinterpret_cast<{}*>(out{}_bytes)", dtype_c_type(node.output(i)->dtype()), i));
   }
+  if (kernel.scratch_bytes > 0) {
+    // Filled with garbage: kernels must not expect zeroed scratch.
+    src.raw_line(
+        fmt::format("alignas(64) static unsigned char scratch_bytes[{}];", kernel.scratch_bytes));
+    args.push_back("scratch_bytes");
+  }
   src.raw_line("int main(int argc, char** argv) {");
+  if (kernel.scratch_bytes > 0)
+    src.raw_line("  std::memset(scratch_bytes, 0x7f, sizeof(scratch_bytes));");
   src.raw_line(fmt::format("  kernel({});", fmt::join(args, ", ")));
   src.raw_line("  std::FILE* f = std::fopen(argv[1], \"wb\");");
   for (int i = 0; i < node.num_outputs(); ++i)
