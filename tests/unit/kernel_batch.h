@@ -37,7 +37,8 @@ inline std::string batch_byte_array(const std::string& name, const TensorData& t
 inline Expected<std::vector<TensorData>> run_kernel_batch(const std::vector<BatchCase>& cases) {
   std::string src =
       "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n"
-      "#include <cstring>\n#include <limits>\n#include \"aotc_runtime.h\"\n\n";
+      "#include <cstring>\n#include <limits>\n#include \"aotc_runtime.h\"\n"
+      "#define AOTC_RESTRICT __restrict  // as codegen/templates/cpp/model.cpp.in defines it\n\n";
   std::string main_body;
   std::vector<TensorData> outputs;
   for (size_t c = 0; c < cases.size(); ++c) {
@@ -71,6 +72,14 @@ inline Expected<std::vector<TensorData>> run_kernel_batch(const std::vector<Batc
                        std::max<size_t>(outputs.back().num_bytes(), 1));
     params.push_back(fmt::format("{}* out0", out_type));
     args.push_back(fmt::format("reinterpret_cast<{}*>(case{}_out)", out_type, c));
+    if (kernel.scratch_bytes > 0) {
+      // Filled with garbage: kernels must not expect zeroed scratch.
+      src += fmt::format("alignas(64) static unsigned char case{}_scratch[{}];\n", c,
+                         kernel.scratch_bytes);
+      params.push_back("unsigned char* scratch");
+      args.push_back(fmt::format("case{}_scratch", c));
+      main_body += fmt::format("  std::memset(case{0}_scratch, 0x7f, sizeof(case{0}_scratch));\n", c);
+    }
     src += fmt::format("// {}\nstatic void kernel{}({}) {{\n{}}}\n\n", node.describe(), c,
                        fmt::join(params, ", "), body.str());
     main_body += fmt::format("  kernel{}({});\n", c, fmt::join(args, ", "));
