@@ -1,7 +1,8 @@
 // fuse-gelu: GELU written out in ops, as exporters write it, in either form:
 //
 //   erf:  0.5 * x * (1 + Erf(x / sqrt(2)))                            -> Gelu(x)
-//   tanh: 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))    -> Gelu(x) {approximate = "tanh"}
+//   tanh: 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))    -> Gelu(x) {approximate =
+//   "tanh"}
 //
 // becomes one Gelu node, which the epilogue fusion then folds into the MatMul before it. Exporters
 // differ in how they arrange the arithmetic (Mul(x, 0.5) first or last, x / 1.4142 or
@@ -131,9 +132,12 @@ class PolynomialReader {
 /// a few of them multiplied together.
 double coefficient_tolerance(DType dtype) {
   switch (dtype) {
-    case DType::kFloat16: return 4e-3;
-    case DType::kBFloat16: return 3e-2;
-    default: return 1e-6;
+    case DType::kFloat16:
+      return 4e-3;
+    case DType::kBFloat16:
+      return 3e-2;
+    default:
+      return 1e-6;
   }
 }
 
@@ -176,8 +180,8 @@ std::optional<GeluMatch> match_gelu(const Graph& graph, Node* root) {
   m.x = outer.x();
   m.tanh = atom->op() == "Tanh";
   const double k = m.tanh ? std::sqrt(2.0 / std::numbers::pi) : 1.0 / std::sqrt(2.0);
-  Polynomial want_arg = m.tanh ? Polynomial{{{1, 0}, k}, {{3, 0}, k * 0.044715}}
-                               : Polynomial{{{1, 0}, k}};
+  Polynomial want_arg =
+      m.tanh ? Polynomial{{{1, 0}, k}, {{3, 0}, k * 0.044715}} : Polynomial{{{1, 0}, k}};
   if (!equals(*arg, want_arg, rtol)) return std::nullopt;
 
   m.nodes = outer.nodes();
@@ -198,10 +202,9 @@ Expected<bool> fuse_gelu(Graph& graph, PassStatistics& stats) {
     if (!m) continue;
     Attributes attrs;
     if (m->tanh) attrs.set("approximate", std::string("tanh"));
-    Node* gelu =
-        graph.insert_node_before(n, "Gelu", n->name(), {m->x},
-                                 {graph.unique_value_name(n->output(0)->name() + "_gelu")},
-                                 std::move(attrs));
+    Node* gelu = graph.insert_node_before(n, "Gelu", n->name(), {m->x},
+                                          {graph.unique_value_name(n->output(0)->name() + "_gelu")},
+                                          std::move(attrs));
     AOTC_RETURN_IF_ERROR(infer_node(*gelu));
     const std::string name = n->output(0)->name(), node_name = n->name();
     graph.replace_all_uses_with(n->output(0), gelu->output(0));

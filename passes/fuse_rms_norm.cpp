@@ -154,9 +154,9 @@ Expected<Node*> build_rms_norm(Graph& graph, const RmsNormMatch& m) {
   attrs.set("epsilon", m.epsilon);
   // The statistics in at least x's precision (stash_type 1, float, is the default).
   if (m.x->dtype() == DType::kFloat64) attrs.set("stash_type", int64_t{11});
-  Node* rms = graph.insert_node_before(m.root, "RMSNormalization", m.root->name(), {m.x, scale},
-                                       {graph.unique_value_name(m.root->output(0)->name() + "_rms")},
-                                       std::move(attrs));
+  Node* rms = graph.insert_node_before(
+      m.root, "RMSNormalization", m.root->name(), {m.x, scale},
+      {graph.unique_value_name(m.root->output(0)->name() + "_rms")}, std::move(attrs));
   if (!infer_node(*rms).is_ok() || rms->output(0)->type() != m.root->output(0)->type()) {
     graph.remove_node(rms);
     graph.remove_unused_constants();

@@ -3,10 +3,12 @@
 
 For each model: ONNX nodes against kernels (after fusion), Fused kernels, arena against the lower
 bound (the most bytes live at one step) and against no reuse at all, and the placement that won.
-The default set is the 9 ONNX "light" models (onnx/backend/test/data/light) plus every .onnx file
-under models/ (built there by the model scripts); more models can be named on the command line.
+The default set is the 9 ONNX "light" models (onnx/backend/test/data/light) and the models of
+models/ at the sizes tests/models/run_models.py tests them (built here by the same builders, with
+the same configurations); ONNX files named on the command line replace that set.
 
   python3 scripts/memory_fusion_table.py --aotc build/aotc > table.md
+  python3 scripts/memory_fusion_table.py --markdown-into docs/memory-and-fusion.md
   python3 scripts/memory_fusion_table.py --traces tests/unit/data/memory_traces
 
 --traces also writes each model's memory trace (buffer sizes and live steps of the final kernel
@@ -29,10 +31,17 @@ LIGHT_MODELS = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "
                 "shufflenet", "squeezenet", "vgg19", "zfnet512"]
 
 
-def default_models(root):
-    models = [LIGHT / f"light_{m}.onnx" for m in LIGHT_MODELS]
-    models += sorted((root / "models").rglob("*.onnx")) if (root / "models").is_dir() else []
-    return [m for m in models if m.exists()]
+def default_models(root, folder):
+    """The light models, then the models/ builders' test configurations saved into `folder`."""
+    models = [m for m in (LIGHT / f"light_{name}.onnx" for name in LIGHT_MODELS) if m.exists()]
+    sys.path.insert(0, str(root / "tests" / "models"))
+    import dataclasses
+    from run_models import MODELS, save  # noqa: E402 (the test script owns the configurations)
+    for name, (module, overrides) in MODELS.items():
+        path = folder / f"{name}.onnx"
+        save(module.build(dataclasses.replace(module.CONFIGS["test"], **overrides)), path)
+        models.append(path)
+    return models
 
 
 def with_real_weights(model_path, folder, root):
@@ -76,26 +85,26 @@ def write_trace(package, name, memory, path):
             out.write(f"{r['bytes']} {r['first_step']} {r['last_step']}\n")
 
 
-def mib(n):
-    return f"{n / (1 << 20):.2f}"
+def kib(n):
+    return f"{n / 1024:,.1f}"
 
 
 def main():
     root = Path(__file__).resolve().parent.parent
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("models", nargs="*", help="ONNX models (default: the light models and models/**/*.onnx)")
+    ap.add_argument("models", nargs="*", help="ONNX models (default: the light models and the models/ builders)")
     ap.add_argument("--aotc", default=str(root / "build" / "aotc"))
     ap.add_argument("--traces", help="folder to write one <model>.trace per model into")
     ap.add_argument("--markdown-into", help="replace the table between the markers in this file")
     ap.add_argument("--aotc-arg", action="append", default=[], help="extra argument for aotc compile")
     args = ap.parse_args()
 
-    models = [Path(m) for m in args.models] or default_models(root)
-    lines = ["| model | ONNX nodes | kernels | Fused | arena MiB | lower bound MiB | arena / bound | "
-             "no reuse MiB | placement |",
+    lines = ["| model | ONNX nodes | kernels | Fused | arena KiB | lower bound KiB | arena / bound | "
+             "no reuse KiB | placement |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    worst = 0.0
+    worst, failed = 0.0, False
     with tempfile.TemporaryDirectory() as tmp:
+        models = [Path(m) for m in args.models] or default_models(root, Path(tmp))
         for model in models:
             name = model.stem
             out = Path(tmp) / name
@@ -104,13 +113,14 @@ def main():
             if report is None:
                 lines.append(f"| {name} | | | | | | | | failed: {error} |")
                 print(f"{name}: {error}", file=sys.stderr)
+                failed = True
                 continue
             m = report["memory"]
             ratio = m["arena_bytes"] / m["lower_bound_bytes"] if m["lower_bound_bytes"] else 1.0
             worst = max(worst, ratio)
             lines.append(f"| {name} | {report['onnx_nodes']} | {report['kernels']} | "
-                         f"{report['ops'].get('Fused', 0)} | {mib(m['arena_bytes'])} | "
-                         f"{mib(m['lower_bound_bytes'])} | {ratio:.3f} | {mib(m['unshared_bytes'])} | "
+                         f"{report['ops'].get('Fused', 0)} | {kib(m['arena_bytes'])} | "
+                         f"{kib(m['lower_bound_bytes'])} | {ratio:.3f} | {kib(m['unshared_bytes'])} | "
                          f"{m['placement']} |")
             if args.traces:
                 os.makedirs(args.traces, exist_ok=True)
@@ -126,7 +136,9 @@ def main():
     else:
         sys.stdout.write(table)
     print(f"worst arena / lower bound: {worst:.3f}", file=sys.stderr)
+    # The figure the planner must reach on every model (tests/models/memory_plan_check.py).
+    return 1 if failed or worst > 1.05 else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
