@@ -118,7 +118,7 @@ def main():
         shutil.rmtree(work)
     (work / "pkgs").mkdir(parents=True)
     names = [m for m in args.models.split(",") if m]
-    failures, memory_errors, compiled, expected, inputs = {}, [], {}, {}
+    failures, memory_errors, compiled, expected, inputs = {}, {}, [], {}, {}
     t0 = time.time()
     for k, name in enumerate(names):
         model = onnx.load(str(LIGHT / f"light_{name}.onnx"))

@@ -114,7 +114,7 @@ def main():
     if work.exists():
         shutil.rmtree(work)
     (work / "pkgs").mkdir(parents=True)
-    failures, memory_errors, compiled, expected, input_files, graphs = {}, [], {}, {}, {}
+    failures, memory_errors, compiled, expected, input_files, graphs = {}, {}, [], {}, {}, {}
     t0 = time.time()
     for k, name in enumerate(names):
         module, overrides = MODELS[name]
