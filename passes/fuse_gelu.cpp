@@ -6,9 +6,9 @@
 //
 // becomes one Gelu node, which the epilogue fusion then folds into the MatMul before it. Exporters
 // differ in how they arrange the arithmetic (Mul(x, 0.5) first or last, x / 1.4142 or
-// x * 0.7071, Pow(x, 3) or x * x * x, sqrt(2/pi) * x * (1 + 0.044715 * x * x), Add operands in
-// either order), so the pass does not match one tree: it reads the candidate subgraph as a
-// polynomial in x and in the single Erf or Tanh value E, and requires that polynomial to be
+// x * 0.7071, Pow(x, 3) or x * x * x, sqrt(2/pi) * x * (1 + 0.044715 * x * x), Add or Sum with
+// operands in either order), so the pass does not match one tree: it reads the candidate subgraph
+// as a polynomial in x and in the single Erf or Tanh value E, and requires that polynomial to be
 // 0.5 x + 0.5 x E, and E's argument to be x / sqrt(2) (erf) or sqrt(2/pi) (x + 0.044715 x^3)
 // (tanh), coefficient by coefficient within the rounding of the constants' dtype.
 #include <cmath>
@@ -89,6 +89,16 @@ class PolynomialReader {
         if (op == "Add") return *a + *b;
         if (op == "Sub") return *a + scaled(*b, -1.0);
         return product(*a, *b);
+      }
+      if (op == "Sum") {  // the ONNX function bodies of Gelu add with Sum
+        nodes_.push_back(n);
+        Polynomial sum;
+        for (Value* in : n->inputs()) {
+          std::optional<Polynomial> term = in ? read(in) : std::nullopt;
+          if (!term) return std::nullopt;
+          sum = sum + *term;
+        }
+        return sum;
       }
       if (op == "Neg") {
         nodes_.push_back(n);
@@ -197,7 +207,7 @@ Expected<bool> fuse_gelu(Graph& graph, PassStatistics& stats) {
   // nodes are all ancestors of their root, so nodes not yet visited are never removed.
   for (Node* n : graph.nodes()) {
     const std::string& op = n->op();
-    if (op != "Mul" && op != "Div" && op != "Add" && op != "Sub") continue;
+    if (op != "Mul" && op != "Div" && op != "Add" && op != "Sub" && op != "Sum") continue;
     std::optional<GeluMatch> m = match_gelu(graph, n);
     if (!m) continue;
     Attributes attrs;
