@@ -113,7 +113,11 @@ void match_casts(const Graph& graph, RmsNormMatch& m) {
   if (!widen) return;
   Value* narrow = widen->input(0);
   const Value* n = m.root->output(0);
-  if (!is_float(narrow->dtype()) || n->uses().size() != 1 || graph.is_graph_output(n)) return;
+  // Only a widening: statistics computed in a narrower dtype than x are not what the fused
+  // kernel computes.
+  if (!is_float(narrow->dtype()) || dtype_size(narrow->dtype()) > dtype_size(m.x->dtype()) ||
+      n->uses().size() != 1 || graph.is_graph_output(n))
+    return;
   Node* back = n->uses()[0].user;
   if (back->op() != "Cast" || back->output(0)->type() != narrow->type()) return;
   // Every reader of the widened x is in the pattern: the square and the normalization.

@@ -9,11 +9,14 @@ the same configurations); ONNX files named on the command line replace that set.
 
   python3 scripts/memory_fusion_table.py --aotc build/aotc > table.md
   python3 scripts/memory_fusion_table.py --markdown-into docs/memory-and-fusion.md
+  python3 scripts/memory_fusion_table.py --size full --markdown-into docs/memory-and-fusion.md
   python3 scripts/memory_fusion_table.py --traces tests/unit/data/memory_traces
 
---traces also writes each model's memory trace (buffer sizes and live steps of the final kernel
-schedule, from the package's memory_plan.csv) for the planner's unit tests. --markdown-into FILE
-replaces the table between the markers `<!-- table: begin -->` and `<!-- table: end -->` in FILE.
+--size full builds the models/ builders at their benchmark sizes (minutes and gigabytes) and
+tabulates only those (the light models have one size). --traces also writes each model's memory
+trace (buffer sizes and live steps of the final kernel schedule, from the package's
+memory_plan.csv) for the planner's unit tests. --markdown-into FILE replaces the table between the
+markers `<!-- table: begin -->` and `<!-- table: end -->` in FILE (`table full` for --size full).
 """
 import argparse
 import csv
@@ -31,15 +34,18 @@ LIGHT_MODELS = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "
                 "shufflenet", "squeezenet", "vgg19", "zfnet512"]
 
 
-def default_models(root, folder):
-    """The light models, then the models/ builders' test configurations saved into `folder`."""
-    models = [m for m in (LIGHT / f"light_{name}.onnx" for name in LIGHT_MODELS) if m.exists()]
+def default_models(root, folder, size):
+    """The light models, then the models/ builders' configurations of `size` saved into
+    `folder`."""
+    models = []
+    if size == "test":
+        models = [m for m in (LIGHT / f"light_{n}.onnx" for n in LIGHT_MODELS) if m.exists()]
     sys.path.insert(0, str(root / "tests" / "models"))
     import dataclasses
     from run_models import MODELS, save  # noqa: E402 (the test script owns the configurations)
     for name, (module, overrides) in MODELS.items():
         path = folder / f"{name}.onnx"
-        save(module.build(dataclasses.replace(module.CONFIGS["test"], **overrides)), path)
+        save(module.build(dataclasses.replace(module.CONFIGS[size], **overrides)), path)
         models.append(path)
     return models
 
@@ -97,6 +103,8 @@ def main():
     ap.add_argument("--traces", help="folder to write one <model>.trace per model into")
     ap.add_argument("--markdown-into", help="replace the table between the markers in this file")
     ap.add_argument("--aotc-arg", action="append", default=[], help="extra argument for aotc compile")
+    ap.add_argument("--size", choices=("test", "full"), default="test",
+                    help="configuration of the models/ builders (full: the benchmark sizes)")
     args = ap.parse_args()
 
     lines = ["| model | ONNX nodes | kernels | Fused | arena KiB | lower bound KiB | arena / bound | "
@@ -104,7 +112,7 @@ def main():
              "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     worst, failed = 0.0, False
     with tempfile.TemporaryDirectory() as tmp:
-        models = [Path(m) for m in args.models] or default_models(root, Path(tmp))
+        models = [Path(m) for m in args.models] or default_models(root, Path(tmp), args.size)
         for model in models:
             name = model.stem
             out = Path(tmp) / name
@@ -128,7 +136,8 @@ def main():
     table = "\n".join(lines) + "\n"
     if args.markdown_into:
         doc = Path(args.markdown_into).read_text()
-        begin, end = "<!-- table: begin -->\n", "<!-- table: end -->"
+        marker = "table" if args.size == "test" else "table full"
+        begin, end = f"<!-- {marker}: begin -->\n", f"<!-- {marker}: end -->"
         if begin not in doc or end not in doc:
             sys.exit(f"{args.markdown_into}: the markers {begin.strip()} and {end} are missing")
         head, rest = doc.split(begin, 1)
