@@ -71,7 +71,11 @@ Status check_scale_and_zero_point(InferContext& ctx, const char* scale_role,
   if (!is_float(scale.dtype))
     return ctx.unsupported_error("{} must be f32, f16, bf16 or f64, got {}", scale_role,
                                  scale.to_string());
-  if (ctx.has_input(2) && ctx.input_type(2).shape != scale.shape)
+  // A one-element zero point goes with a one-element scale whatever their ranks ([] and [1] are
+  // both per-tensor, as the ONNX reference and onnxruntime accept).
+  const bool both_single = ctx.has_input(2) && is_single_value(scale.shape) &&
+                           is_single_value(ctx.input_type(2).shape);
+  if (ctx.has_input(2) && !both_single && ctx.input_type(2).shape != scale.shape)
     return ctx.error("{} {} must have the shape of {} {}", zero_role, ctx.input_type(2).to_string(),
                      scale_role, scale.to_string());
   int64_t block = ctx.attrs().get_int("block_size", 0);

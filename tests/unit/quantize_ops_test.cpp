@@ -117,6 +117,9 @@ TEST(QuantizeLinear, Errors) {
   EXPECT_NE(message(build_node("QuantizeLinear", {x, floats({1, 2, 3}), ints(DType::kUInt8, {0})}))
                 .find("y_zero_point u8[1] must have the shape of y_scale f32[3]"),
             std::string::npos);
+  // A scalar scale with a one-element zero point is per-tensor (ONNX's float8 tests write it so).
+  EXPECT_EQ(message(build_node("QuantizeLinear", {x, floats({1}, {}), ints(DType::kUInt8, {0})})),
+            "accepted");
 }
 
 // --- DequantizeLinear ------------------------------------------------------------------------
