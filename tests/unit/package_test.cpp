@@ -196,7 +196,9 @@ class NoReluTarget final : public Target {
   Status supports(const Node& n) const override {
     return n.op() == "Relu" ? unsupported("Relu is not accepted") : Status::ok();
   }
-  Expected<EmittedModule> emit(const ModuleSpec& spec) const override { return codegen::emit_cpp_module(spec); }
+  Expected<EmittedModule> emit(const ModuleSpec& spec) const override {
+    return codegen::emit_cpp_module(spec, facts_);
+  }
 
  private:
   TargetFacts facts_;
