@@ -37,7 +37,9 @@ void run_chains(Vec seed, Vec b, Vec c, Fma fma, float* sink) {
   std::memcpy(sink, &sum, sizeof(float));  // keeps the chains alive
 }
 
-double flops_per_thread(int lanes) { return 2.0 * kChains * lanes * static_cast<double>(kIterations); }
+double flops_per_thread(int lanes) {
+  return 2.0 * kChains * lanes * static_cast<double>(kIterations);
+}
 
 // Runs `body` on `threads` threads at once and returns GFLOP/s.
 template <typename Body>
@@ -62,7 +64,8 @@ double measure(int threads, int lanes, Body body) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int max_threads = argc > 1 ? std::atoi(argv[1]) : static_cast<int>(std::thread::hardware_concurrency());
+  int max_threads =
+      argc > 1 ? std::atoi(argv[1]) : static_cast<int>(std::thread::hardware_concurrency());
   int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
   if (max_threads < 1) max_threads = 1;
   std::vector<int> thread_counts = {1};
@@ -71,19 +74,23 @@ int main(int argc, char** argv) {
 #if defined(__AVX512F__)
     double best512 = 0;
     for (int r = 0; r < repeats; ++r)
-      best512 = std::max(best512, measure(threads, 16, [](float* sink) {
-                           run_chains(_mm512_set1_ps(1.0f), _mm512_set1_ps(0.999999f), _mm512_set1_ps(1e-7f),
-                                      [](__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }, sink);
-                         }));
+      best512 = std::max(
+          best512, measure(threads, 16, [](float* sink) {
+            run_chains(
+                _mm512_set1_ps(1.0f), _mm512_set1_ps(0.999999f), _mm512_set1_ps(1e-7f),
+                [](__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }, sink);
+          }));
     std::printf("avx512 %d %.1f\n", threads, best512);
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
     double best256 = 0;
     for (int r = 0; r < repeats; ++r)
-      best256 = std::max(best256, measure(threads, 8, [](float* sink) {
-                           run_chains(_mm256_set1_ps(1.0f), _mm256_set1_ps(0.999999f), _mm256_set1_ps(1e-7f),
-                                      [](__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }, sink);
-                         }));
+      best256 = std::max(
+          best256, measure(threads, 8, [](float* sink) {
+            run_chains(
+                _mm256_set1_ps(1.0f), _mm256_set1_ps(0.999999f), _mm256_set1_ps(1e-7f),
+                [](__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }, sink);
+          }));
     std::printf("avx2 %d %.1f\n", threads, best256);
 #endif
     std::fflush(stdout);

@@ -59,27 +59,45 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def model_gflop(model):
-    """GFLOP of one run: 2 x multiply-adds of every Conv, MatMul and Gemm (shapes inferred)."""
+def model_gflop(path, inputs):
+    """GFLOP of one run: 2 x multiply-adds of every Conv, MatMul and Gemm. Shapes come from ONNX
+    shape inference, and where it cannot tell (shapes computed at run time) from one onnxruntime
+    run that returns those operands too."""
+    model = onnx.load(str(path))
     m = shape_inference.infer_shapes(model)
     shapes = {}
     for vi in list(m.graph.input) + list(m.graph.value_info) + list(m.graph.output):
         dims = [d.dim_value for d in vi.type.tensor_type.shape.dim]
-        shapes[vi.name] = dims
+        if dims and all(d > 0 for d in dims):
+            shapes[vi.name] = dims
     for init in m.graph.initializer:
         shapes[init.name] = list(init.dims)
+    for name, value in inputs.items():
+        shapes[name] = list(value.shape)
+    heavy = [n for n in m.graph.node if n.op_type in ("Conv", "MatMul", "Gemm")]
+    missing = sorted({v for n in heavy for v in (n.input[0], n.input[1], n.output[0]) if v not in shapes})
+    if missing:
+        import onnxruntime as ort
+        probe = onnx.ModelProto.FromString(model.SerializeToString())
+        known = {o.name for o in probe.graph.output}
+        for name in missing:
+            if name not in known:
+                probe.graph.output.append(onnx.ValueInfoProto(name=name))
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        sess = ort.InferenceSession(probe.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        names = [o.name for o in sess.get_outputs()]
+        for name, value in zip(names, sess.run(names, inputs)):
+            shapes.setdefault(name, list(value.shape))
     macs = 0
-    for n in m.graph.node:
+    for n in heavy:
+        a, w, y = shapes[n.input[0]], shapes[n.input[1]], shapes[n.output[0]]
         if n.op_type == "Conv":
-            w, y = shapes.get(n.input[1]), shapes.get(n.output[0])
-            if w and y:
-                macs += int(np.prod(y)) * int(np.prod(w[1:]))
-        elif n.op_type in ("MatMul", "Gemm"):
-            a, y = shapes.get(n.input[0]), shapes.get(n.output[0])
-            if a and y:
-                trans_a = any(at.name == "transA" and at.i for at in n.attribute)
-                k = a[-2] if trans_a and n.op_type == "Gemm" else a[-1]
-                macs += int(np.prod(y)) * k
+            macs += int(np.prod(y)) * int(np.prod(w[1:]))
+        else:
+            trans_a = any(at.name == "transA" and at.i for at in n.attribute)
+            k = a[-2] if trans_a and n.op_type == "Gemm" else a[-1]
+            macs += int(np.prod(y)) * k
     return 2.0 * macs / 1e9
 
 
@@ -118,7 +136,7 @@ def build_models(names, work, rebuild):
             log(f"bench: built {name} ({time.time() - t0:.0f} s)")
         model = onnx.load(str(path), load_external_data=False)
         files = write_inputs(model, inputs, work / "inputs" / name)
-        built[name] = (path, inputs, files, model_gflop(model))
+        built[name] = (path, inputs, files, model_gflop(path, inputs))
     return built
 
 

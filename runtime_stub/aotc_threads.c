@@ -13,7 +13,8 @@ static void* worker_main(void* p) {
   seen = pool->generation;
   pthread_cond_broadcast(&pool->work_done);
   for (;;) {
-    while (pool->generation == seen && !pool->stopping) pthread_cond_wait(&pool->work_ready, &pool->mutex);
+    while (pool->generation == seen && !pool->stopping)
+      pthread_cond_wait(&pool->work_ready, &pool->mutex);
     if (pool->stopping) break;
     seen = pool->generation;
     {

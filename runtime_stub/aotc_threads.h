@@ -54,8 +54,9 @@ void aotc_pool_stop(aotc_thread_pool* pool);
 template <typename F>
 inline void aotc_parallel(aotc_thread_pool* pool, F&& f) {
   using Fn = typename std::remove_reference<F>::type;
-  aotc_pool_run(pool, [](void* arg, int part) { (*static_cast<Fn*>(arg))(part); },
-                const_cast<void*>(static_cast<const void*>(&f)));
+  aotc_pool_run(
+      pool, [](void* arg, int part) { (*static_cast<Fn*>(arg))(part); },
+      const_cast<void*>(static_cast<const void*>(&f)));
 }
 #endif
 

@@ -25,7 +25,8 @@ Status CppCpuTarget::supports(const Node& node) const {
     return unsupported("no C++ kernel for op '{}'", node.op());
   }
   auto check = [&](const Value* v) -> Status {
-    if (v && std::find(facts_.dtypes.begin(), facts_.dtypes.end(), v->dtype()) == facts_.dtypes.end()) {
+    if (v &&
+        std::find(facts_.dtypes.begin(), facts_.dtypes.end(), v->dtype()) == facts_.dtypes.end()) {
       return unsupported("dtype {} of '{}' is not supported", dtype_name(v->dtype()), v->name());
     }
     return Status::ok();

@@ -30,8 +30,10 @@ GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, 
 }
 
 void emit_simd_asserts(CodeWriter& w, const SimdTile& tile) {
-  w.line("static_assert(aotc_simd::kTileRows == {} && aotc_simd::kTileCols == {},", tile.mr, tile.nr);
-  w.line("              \"aotc_simd.h is compiled for another instruction set than this kernel\");");
+  w.line("static_assert(aotc_simd::kTileRows == {} && aotc_simd::kTileCols == {},", tile.mr,
+         tile.nr);
+  w.line(
+      "              \"aotc_simd.h is compiled for another instruction set than this kernel\");");
 }
 
 Status emit_store_policy(CppKernel& k, const std::string& y, const std::string& ld,
@@ -42,12 +44,15 @@ Status emit_store_policy(CppKernel& k, const std::string& y, const std::string& 
     w.line("aotc_simd::DirectStore<{}> store{{{}}};", ld, y);
     return Status::ok();
   }
-  w.open("auto store = aotc_simd::epilogue_store([&](const float* tile, int64_t tile_ld, int64_t i0, int64_t j0, int rows, int cols)");
+  w.open(
+      "auto store = aotc_simd::epilogue_store([&](const float* tile, int64_t tile_ld, int64_t i0, "
+      "int64_t j0, int rows, int cols)");
   w.open("for (int r = 0; r < rows; ++r)");
   w.line("const int64_t i = i0 + r;");
   w.open("for (int c = 0; c < cols; ++c)");
   w.line("const int64_t j = j0 + c;");
-  const std::string value = bias.empty() ? "tile[r * tile_ld + c]" : "tile[r * tile_ld + c] + " + bias;
+  const std::string value =
+      bias.empty() ? "tile[r * tile_ld + c]" : "tile[r * tile_ld + c] + " + bias;
   if (k.epilogue) {
     AOTC_RETURN_IF_ERROR(k.epilogue->emit_store(w, value, coords, y, out_index));
   } else {
@@ -60,7 +65,8 @@ Status emit_store_policy(CppKernel& k, const std::string& y, const std::string& 
 }
 
 void emit_parallel_begin(CppKernel& k, const GemmSplit& split) {
-  k.w.line("constexpr int kParts = {};  // threads sharing the work, each a static slice", split.parts);
+  k.w.line("constexpr int kParts = {};  // threads sharing the work, each a static slice",
+           split.parts);
   k.w.open("auto part_fn = [&](int part)");
   if (split.parts > 1) k.w.line("if (part >= kParts) return;");
 }

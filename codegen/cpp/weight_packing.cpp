@@ -17,7 +17,9 @@ std::map<std::string, WeightLayoutFn>& layouts() {
 
 }  // namespace
 
-void register_weight_layout(const std::string& op, WeightLayoutFn fn) { layouts()[op] = std::move(fn); }
+void register_weight_layout(const std::string& op, WeightLayoutFn fn) {
+  layouts()[op] = std::move(fn);
+}
 
 std::optional<PanelPacking> packed_weight(const Node& anchor, int input, const Value* operand,
                                           const TargetFacts& facts) {

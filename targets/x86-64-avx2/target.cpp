@@ -10,7 +10,8 @@ namespace aotc {
 void register_x86_64_avx2_target(TargetRegistry& r) {
   TargetFacts f;
   f.name = "x86-64-avx2";
-  f.description = "x86-64 CPU with AVX2 and FMA (x86-64-v3): intrinsics GEMM and convolution kernels";
+  f.description =
+      "x86-64 CPU with AVX2 and FMA (x86-64-v3): intrinsics GEMM and convolution kernels";
   f.emitter = "cpp";
   f.vector_bits = 256;
   f.vector_registers = 16;

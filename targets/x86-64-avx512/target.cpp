@@ -15,8 +15,8 @@ void register_x86_64_avx512_target(TargetRegistry& r) {
   f.vector_bits = 512;
   f.vector_registers = 32;
   f.simd = "avx512";
-  f.cxx_flags = {"-O3",        "-mavx2",       "-mfma",        "-mf16c",
-                 "-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mbmi2"};
+  f.cxx_flags = {"-O3",        "-mavx2",     "-mfma",      "-mf16c", "-mavx512f",
+                 "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mbmi2"};
   f.alignment = 64;
   // Zen 4 per core: 32 KiB L1d, 1 MiB L2 (Skylake-SP and later Intel cores: 48 KiB / 1-2 MiB).
   f.l1_bytes = 32 * 1024;

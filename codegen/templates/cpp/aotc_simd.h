@@ -36,9 +36,13 @@ struct V {
   static AOTC_SIMD_INLINE reg zero() { return _mm512_setzero_ps(); }
   static AOTC_SIMD_INLINE reg set1(float x) { return _mm512_set1_ps(x); }
   static AOTC_SIMD_INLINE reg load(const float* p) { return _mm512_loadu_ps(p); }
-  static AOTC_SIMD_INLINE reg load_n(const float* p, int n) { return _mm512_maskz_loadu_ps(mask(n), p); }
+  static AOTC_SIMD_INLINE reg load_n(const float* p, int n) {
+    return _mm512_maskz_loadu_ps(mask(n), p);
+  }
   static AOTC_SIMD_INLINE void store(float* p, reg v) { _mm512_storeu_ps(p, v); }
-  static AOTC_SIMD_INLINE void store_n(float* p, reg v, int n) { _mm512_mask_storeu_ps(p, mask(n), v); }
+  static AOTC_SIMD_INLINE void store_n(float* p, reg v, int n) {
+    _mm512_mask_storeu_ps(p, mask(n), v);
+  }
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
 };
 constexpr int kTileRows = 12;
@@ -53,9 +57,13 @@ struct V {
   static AOTC_SIMD_INLINE reg zero() { return _mm256_setzero_ps(); }
   static AOTC_SIMD_INLINE reg set1(float x) { return _mm256_set1_ps(x); }
   static AOTC_SIMD_INLINE reg load(const float* p) { return _mm256_loadu_ps(p); }
-  static AOTC_SIMD_INLINE reg load_n(const float* p, int n) { return _mm256_maskload_ps(p, mask(n)); }
+  static AOTC_SIMD_INLINE reg load_n(const float* p, int n) {
+    return _mm256_maskload_ps(p, mask(n));
+  }
   static AOTC_SIMD_INLINE void store(float* p, reg v) { _mm256_storeu_ps(p, v); }
-  static AOTC_SIMD_INLINE void store_n(float* p, reg v, int n) { _mm256_maskstore_ps(p, mask(n), v); }
+  static AOTC_SIMD_INLINE void store_n(float* p, reg v, int n) {
+    _mm256_maskstore_ps(p, mask(n), v);
+  }
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
 };
 constexpr int kTileRows = 6;
@@ -105,7 +113,8 @@ struct EpilogueStore {
   AOTC_SIMD_INLINE void tile(const V::reg (&acc)[MR][vectors(kCols)], int64_t i0, int64_t j0) {
     alignas(64) float t[MR * vectors(kCols) * kLanes];
     store_tile<MR, kCols>(acc, t, vectors(kCols) * kLanes);
-    f(static_cast<const float*>(t), static_cast<int64_t>(vectors(kCols) * kLanes), i0, j0, MR, kCols);
+    f(static_cast<const float*>(t), static_cast<int64_t>(vectors(kCols) * kLanes), i0, j0, MR,
+      kCols);
   }
 };
 template <typename F>
@@ -128,7 +137,7 @@ AOTC_SIMD_INLINE void tile(const float* a, const float* b, Store& store, int64_t
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
       bv[v] = (v + 1) * kLanes <= kCols ? V::load(b + p * kCols + v * kLanes)
-                                       : V::load_n(b + p * kCols + v * kLanes, kCols - v * kLanes);
+                                        : V::load_n(b + p * kCols + v * kLanes, kCols - v * kLanes);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const V::reg av = V::set1(a[i * kAR + p * kAC]);
@@ -151,8 +160,8 @@ struct ALayout {
 /// matrix product; `bp` holds the panels from panel 0 on (panel j at bp + j * kTileCols * K).
 /// Panels are visited in groups of kGroup, each group by every row tile in turn.
 template <int64_t M, int64_t N, int64_t K, typename A, int64_t kGroup, typename Store>
-inline void gemm(const float* a, const float* bp, Store& store, int64_t panel_begin, int64_t panel_end,
-                 int64_t row_begin, int64_t row_end) {
+inline void gemm(const float* a, const float* bp, Store& store, int64_t panel_begin,
+                 int64_t panel_end, int64_t row_begin, int64_t row_end) {
   constexpr int MR = kTileRows, NR = kTileCols;
   constexpr int64_t kFullPanels = N / NR, kFullRows = M / MR;
   constexpr int kTailCols = static_cast<int>(N % NR), kTailRows = static_cast<int>(M % MR);
@@ -204,8 +213,8 @@ inline void pack_b_panels(const float* b, float* dst, int64_t panel_begin, int64
 
 /// 2-D convolution geometry of one group: C input channels of IH x IW, KH x KW taps, strides,
 /// dilations, leading pads, OH x OW outputs.
-template <int64_t C, int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t DH,
-          int64_t DW, int64_t PH, int64_t PW, int64_t OH, int64_t OW>
+template <int64_t C, int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t SH, int64_t SW,
+          int64_t DH, int64_t DW, int64_t PH, int64_t PW, int64_t OH, int64_t OW>
 struct Conv2d {
   static constexpr int64_t kC = C, kIH = IH, kIW = IW, kKH = KH, kKW = KW, kSH = SH, kSW = SW;
   static constexpr int64_t kDH = DH, kDW = DW, kPH = PH, kPW = PW, kOH = OH, kOW = OW;
@@ -228,7 +237,8 @@ inline void pack_im2col_panels(const float* x, float* dst, int64_t panel_begin, 
         for (int64_t t = 0; t < w; ++t) d[c * w + t] = x[c * G::kPixels + q0 + t];
     } else {
       // The panel's pixels as runs along one output row: (oh, ow_begin, ow_end, offset in panel).
-      int64_t run_oh[kTileCols + 1], run_ow0[kTileCols + 1], run_ow1[kTileCols + 1], run_at[kTileCols + 1];
+      int64_t run_oh[kTileCols + 1], run_ow0[kTileCols + 1], run_ow1[kTileCols + 1],
+          run_at[kTileCols + 1];
       int runs = 0;
       for (int64_t q = q0; q < q0 + w;) {
         const int64_t oh = q / G::kOW, ow0 = q % G::kOW;
