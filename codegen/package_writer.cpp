@@ -44,6 +44,13 @@ std::string render_template(std::string_view name, const std::map<std::string, s
   return out;
 }
 
+std::string_view embedded_file(std::string_view path) {
+  for (const EmbeddedFile& f : embedded_files())
+    if (f.path == path) return f.contents;
+  AOTC_INTERNAL_ASSERT(false, "{} is not embedded in this build", path);
+  return {};
+}
+
 std::vector<PackageFile> runtime_stub_files() {
   std::vector<PackageFile> files;
   for (const EmbeddedFile& f : embedded_files()) {
@@ -60,6 +67,16 @@ std::string render_package_cmake(const BuildSpec& spec) {
     runtime_options = "\n# The weights file is zstd-compressed: the runtime needs libzstd to read it.\n"
                       "set(AOTC_RUNTIME_WITH_ZSTD ON)\n";
   }
+  if (spec.threads) {
+    runtime_options += "\n# Compiled with --threads: the model runs its kernels on the runtime's thread pool.\n"
+                       "set(AOTC_RUNTIME_WITH_THREADS ON)\n";
+  }
+  std::string flags;
+  if (!spec.cxx_flags.empty()) {
+    flags = "\n  # The target's instruction set (GCC and Clang spelling).\n  target_compile_options(${_target} PRIVATE";
+    for (const std::string& f : spec.cxx_flags) flags += " " + f;
+    flags += ")";
+  }
   std::string weights_rules;
   if (!spec.weights_file.empty()) {
     weights_rules = fmt::format(
@@ -72,6 +89,8 @@ std::string render_package_cmake(const BuildSpec& spec) {
   return render_template("package/CMakeLists.txt.in", {{"BANNER", spec.banner},
                                                        {"NAME", spec.name},
                                                        {"RUNTIME_OPTIONS", runtime_options},
+                                                       {"TARGET_FLAGS", flags},
+                                                       {"EXTRA_LIBRARIES", spec.threads ? " aotc_threads" : ""},
                                                        {"LIBRARY_SOURCES", sources},
                                                        {"RUNNER_SOURCE", spec.runner_source},
                                                        {"WEIGHTS_RULES", weights_rules}});

@@ -31,6 +31,9 @@ struct PackageFile {
 /// (internal assert): templates and their callers change together.
 std::string render_template(std::string_view name, const std::map<std::string, std::string>& vars);
 
+/// The embedded file at `path` (relative to the source root), copied verbatim into packages.
+std::string_view embedded_file(std::string_view path);
+
 /// The runtime stub (every embedded file under runtime_stub/), copied into packages verbatim.
 std::vector<PackageFile> runtime_stub_files();
 
@@ -42,6 +45,9 @@ struct BuildSpec {
   std::string runner_source;
   std::string weights_file;    ///< Weights file copied next to the runner ("" when none).
   bool compressed_weights = false;  ///< The runtime then needs zstd.
+  /// Flags for the package's C++ compiler after -O2 (GNU spelling; the target's cxx_flags).
+  std::vector<std::string> cxx_flags;
+  bool threads = false;  ///< The model uses the runtime's thread pool (--threads N > 1).
 };
 std::string render_package_cmake(const BuildSpec& spec);
 

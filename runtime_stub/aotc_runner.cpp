@@ -551,6 +551,14 @@ int Runner::main(int argc, char** argv) {
     error("model initialization failed: %s", aotc_status_string(st));
     return 1;
   }
+  // Whatever init acquired (a multi-threaded package's workers) is released however main returns.
+  struct Release {
+    const aotc_model_desc& model;
+    void* ctx;
+    ~Release() {
+      if (model.release) model.release(ctx);
+    }
+  } release{model_, context_.get()};
   st = model_.run(context_.get(), input_ptrs_.data(), output_ptrs_.data());
   if (st != AOTC_OK) {
     error("model run failed: %s", aotc_status_string(st));

@@ -41,6 +41,8 @@ typedef struct aotc_model_desc {
   size_t context_bytes;
   aotc_status (*init)(void* ctx, void* arena, const void* weights);
   aotc_status (*run)(void* ctx, const void* const* inputs, void* const* outputs);
+  /* Releases what init acquired (the threads of a multi-threaded package); may be NULL. */
+  void (*release)(void* ctx);
 } aotc_model_desc;
 
 /* Parses the command line, runs the model and returns the process exit code (0 on success). */

@@ -8,6 +8,9 @@ const TargetRegistry& TargetRegistry::instance() {
   static const TargetRegistry registry = [] {
     TargetRegistry r;
     register_x86_64_target(r);
+    register_x86_64_avx2_target(r);
+    register_x86_64_avx512_target(r);
+    register_host_target(r);
     return r;
   }();
   return registry;

@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS),
                     help="comma-separated subset of: " + ", ".join(MODELS))
     ap.add_argument("--size", choices=("test", "full"), default="test")
+    ap.add_argument("--threads", type=int, default=1, help="aotc compile --threads N")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args()
     import onnxruntime as ort
@@ -132,7 +133,8 @@ def main():
         sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
         expected[name] = sess.run(None, inputs)
         p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
-                            str(work / "pkgs" / name), "--name", name], capture_output=True, text=True)
+                            str(work / "pkgs" / name), "--name", name, "--threads", str(args.threads)],
+                           capture_output=True, text=True)
         if p.returncode != 0:
             failures[name] = "compile failed: " + " ".join(p.stderr.split())[:400]
         else:
