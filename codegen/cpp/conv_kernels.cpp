@@ -256,19 +256,33 @@ Status emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::str
 }
 
 
-/// Whether the SIMD implicit-GEMM kernel computes this Conv: 2-D, f32, on a SIMD target, with
-/// enough output channels per group to fill register tiles (depthwise convolutions stay on the
-/// direct kernel, whose loops run along output rows).
-bool simd_conv(const Node& node, const TargetFacts* facts) {
+/// Whether a SIMD kernel may compute this Conv at all: 2-D, f32 and static shapes, on a SIMD
+/// target.
+bool simd_conv_operands(const Node& node, const TargetFacts* facts) {
   if (!facts || facts->simd.empty()) return false;
   const Value* x = node.input(0);
   const Value* w = node.input(1);
   for (const Value* v : {x, w, static_cast<const Value*>(node.output(0)), static_cast<const Value*>(node.input(2))})
     if (v && (v->dtype() != DType::kFloat32 || !is_static(v->shape()))) return false;
-  if (x->rank() != 4 || w->rank() != 4) return false;
-  const std::vector<int64_t> wd = static_dims(w->shape());
+  return x->rank() == 4 && w->rank() == 4;
+}
+
+/// Whether the SIMD implicit-GEMM kernel computes this Conv: enough output channels per group
+/// to fill register tiles.
+bool simd_conv(const Node& node, const TargetFacts* facts) {
+  if (!simd_conv_operands(node, facts)) return false;
+  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
   const int64_t group_out_c = wd[0] / node.attrs().get_int("group", 1);
   return group_out_c >= 4 && wd[1] * wd[2] * wd[3] >= 4;
+}
+
+/// Whether the SIMD depthwise kernel computes this Conv: one input and one output channel per
+/// group (MobileNet's 3x3 convolutions), where a GEMM would have a single row.
+bool simd_depthwise(const Node& node, const TargetFacts* facts) {
+  if (!simd_conv_operands(node, facts)) return false;
+  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
+  const int64_t group = node.attrs().get_int("group", 1);
+  return group > 1 && wd[0] == group && wd[1] == 1;
 }
 
 std::optional<PanelPacking> conv_weight_layout(const Node& node, int input, const Value&,
@@ -334,6 +348,54 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   return Status::ok();
 }
 
+/// Depthwise convolution, one channel plane at a time (aotc_simd::depthwise_plane): the plane
+/// is copied into stride-phase planes with explicit padding, then every output row is summed
+/// tap by tap in vector registers and stored through the Store policy. Threads take channels.
+Status emit_depthwise_simd(CppKernel& k, const ConvParams& p) {
+  const TargetFacts& facts = *k.ctx.facts;
+  const WindowGeometry& g = p.g;
+  const int64_t lanes = facts.vector_bits / 32;
+  // Depthwise2d::kScratchFloats, computed here to reserve the scratch (checked by a static_assert).
+  const int64_t rows = (g.output[0] - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1;
+  const int64_t out_vectors = (g.output[1] + lanes - 1) / lanes;
+  const int64_t phase_w = out_vectors * lanes + (g.kernel[1] - 1) * g.dilations[1] / g.strides[1];
+  const int64_t scratch_floats = g.strides[1] * rows * phase_w + out_vectors * lanes;
+  constexpr int64_t kMinWorkPerThread = 64 * 1024;  // multiply-adds, as the GEMMs
+  const int64_t work = p.batch * p.out_c * g.output[0] * g.output[1] * g.kernel[0] * g.kernel[1];
+  GemmSplit split;
+  split.parts = static_cast<int>(
+      std::clamp<int64_t>(work / kMinWorkPerThread, 1, std::min<int64_t>(k.ctx.threads, p.out_c)));
+
+  CodeWriter& w = k.w;
+  w.line("// {} depthwise kernel: each channel's plane copied into {} stride-phase plane(s) of", facts.simd,
+         g.strides[1]);
+  w.line("// {} x {} floats with the padding explicit, then {}-float vectors of outputs summed tap by tap.",
+         rows, phase_w, lanes);
+  w.line("static_assert(aotc_simd::kLanes == {}, \"aotc_simd.h is compiled for another instruction set\");",
+         lanes);
+  w.line("using Geometry = aotc_simd::Depthwise2d<kInH, kInW, kKH, kKW, kStrideH, kStrideW, kDilationH,");
+  w.line("                                        kDilationW, kPadH, kPadW, kOutH, kOutW>;");
+  w.line("constexpr int64_t kScratchFloats = {};  // per part", scratch_floats);
+  w.line("static_assert(Geometry::kScratchFloats == kScratchFloats, \"scratch reserved for another geometry\");");
+  std::string scratch_base = k.scratch(split.parts * scratch_floats * 4);
+  emit_parallel_begin(k, split);
+  w.line("int64_t c_begin = 0, c_end = kOutC;");
+  if (split.parts > 1) w.line("aotc_simd::partition(kOutC, kParts, part, &c_begin, &c_end);");
+  w.line("float* AOTC_RESTRICT planes = reinterpret_cast<float*>({}) + part * kScratchFloats;", scratch_base);
+  w.open("for (int64_t n = 0; n < kBatch; ++n)");
+  w.line("const float* x = {} + n * kInC * kInPlane;", k.in[0]);
+  w.line("{}* y = {} + n * kOutC * kOutPlane;", p.out_ct, k.out[0]);
+  const std::vector<AxisRange> coords = {{0, 1, "n"}, {1, 2, "i"}, {2, 4, "j"}};
+  AOTC_RETURN_IF_ERROR(emit_store_policy(k, "y", "kOutPlane", coords, "i * kOutPlane + j",
+                                         p.has_bias ? fmt::format("{}[i]", k.in[2]) : ""));
+  w.line("for (int64_t c = c_begin; c < c_end; ++c)");
+  w.line("  aotc_simd::depthwise_plane<Geometry>(x + c * kInPlane, {} + c * kTaps, planes, store, c);",
+         k.in[1]);
+  w.close();
+  emit_parallel_end(k, split);
+  return Status::ok();
+}
+
 Status emit_conv(CppKernel& k) {
   const Node& node = k.node;
   const TensorType& x = node.input(0)->type();
@@ -369,12 +431,14 @@ Status emit_conv(CppKernel& k) {
                          std::all_of(g.strides.begin(), g.strides.end(), [](int64_t v) { return v == 1; });
   k.w.line("// Conv: X {} * W {} (group {}){} -> Y {}, {}.", x.to_string(), wt.to_string(), p.group,
            p.has_bias ? " + B" : "", node.output(0)->type().to_string(),
-           simd_conv(node, k.ctx.facts) ? "implicit GEMM"
+           simd_conv(node, k.ctx.facts)        ? "implicit GEMM"
+           : simd_depthwise(node, k.ctx.facts) ? "depthwise"
            : pointwise                  ? "1x1: a matrix product per group over pixels"
                                         : "direct, one output row at a time");
   emit_constants(k, p, axes);
   if (k.epilogue) k.epilogue->emit_prologue(k.w);
   if (simd_conv(node, k.ctx.facts)) return emit_conv_simd(k, p);
+  if (simd_depthwise(node, k.ctx.facts)) return emit_depthwise_simd(k, p);
   return pointwise ? emit_pointwise(k, p) : emit_direct(k, p, axes);
 }
 

@@ -101,6 +101,10 @@ struct DirectStore {
   AOTC_SIMD_INLINE void tile(const V::reg (&acc)[MR][vectors(kCols)], int64_t i0, int64_t j0) {
     store_tile<MR, kCols>(acc, c + i0 * kLdc + j0, kLdc);
   }
+  /// `cols` values of row i from column j0 on.
+  AOTC_SIMD_INLINE void row(const float* v, int64_t i, int64_t j0, int cols) {
+    std::copy(v, v + cols, c + i * kLdc + j0);
+  }
 };
 
 /// Store policy with a fused epilogue: the tile is spilled to a small buffer in L1 and
@@ -115,6 +119,9 @@ struct EpilogueStore {
     store_tile<MR, kCols>(acc, t, vectors(kCols) * kLanes);
     f(static_cast<const float*>(t), static_cast<int64_t>(vectors(kCols) * kLanes), i0, j0, MR,
       kCols);
+  }
+  AOTC_SIMD_INLINE void row(const float* v, int64_t i, int64_t j0, int cols) {
+    f(v, int64_t{0}, i, j0, 1, cols);
   }
 };
 template <typename F>
@@ -270,6 +277,88 @@ inline void pack_im2col_panels(const float* x, float* dst, int64_t panel_begin, 
         }
       }
     }
+  }
+}
+
+/// Depthwise 2-D convolution geometry (one input channel per output channel): input IH x IW,
+/// KH x KW taps, strides, dilations, leading pads, OH x OW outputs. The input plane is copied
+/// into SW "phase planes" with the padding made explicit: phase r holds the padded columns r,
+/// r + SW, r + 2 SW, ..., so that tap kw of output columns ow .. ow + lanes - 1 is one contiguous
+/// vector load from phase (kw DW) % SW at column ow + (kw DW) / SW, whatever the stride. Each
+/// phase row is padded to whole vectors of output columns, so no load needs a mask.
+template <int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t DH,
+          int64_t DW, int64_t PH, int64_t PW, int64_t OH, int64_t OW>
+struct Depthwise2d {
+  static constexpr int64_t kIH = IH, kIW = IW, kKH = KH, kKW = KW, kSH = SH, kSW = SW;
+  static constexpr int64_t kDH = DH, kDW = DW, kPH = PH, kPW = PW, kOH = OH, kOW = OW;
+  /// Padded input rows the outputs read, and output columns rounded up to whole vectors.
+  static constexpr int64_t kRows = (OH - 1) * SH + (KH - 1) * DH + 1;
+  static constexpr int64_t kOutVectors = (OW + kLanes - 1) / kLanes;
+  /// Columns of a phase row: every vector of outputs plus the widest tap offset.
+  static constexpr int64_t kPhaseW = kOutVectors * kLanes + ((KW - 1) * DW) / SW;
+  /// Scratch floats per thread: the phase planes and one output row.
+  static constexpr int64_t kScratchFloats = SW * kRows * kPhaseW + kOutVectors * kLanes;
+};
+
+/// NB vectors of one output row (columns ow0 ..), summed over every tap, stored to `out`.
+template <typename G, int NB>
+AOTC_SIMD_INLINE void depthwise_vectors(const float* planes, const float* w, int64_t oh,
+                                        int64_t ow0, float* out) {
+  V::reg acc[NB];
+#pragma GCC unroll 8
+  for (int v = 0; v < NB; ++v) acc[v] = V::zero();
+  for (int64_t kh = 0; kh < G::kKH; ++kh) {
+    const int64_t pr = oh * G::kSH + kh * G::kDH;
+#pragma GCC unroll 8
+    for (int64_t kw = 0; kw < G::kKW; ++kw) {
+      constexpr int64_t kPlane = G::kRows * G::kPhaseW;
+      const int64_t off = kw * G::kDW;
+      const float* src = planes + (off % G::kSW) * kPlane + pr * G::kPhaseW + ow0 + off / G::kSW;
+      const V::reg wv = V::set1(w[kh * G::kKW + kw]);
+#pragma GCC unroll 8
+      for (int v = 0; v < NB; ++v) acc[v] = V::fma(wv, V::load(src + v * kLanes), acc[v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int v = 0; v < NB; ++v) V::store(out + ow0 + v * kLanes, acc[v]);
+}
+
+/// One channel: Y(i, :) = depthwise(x, w) through the store policy (row i of the store, column
+/// oh * OW + ow). `scratch` holds G::kScratchFloats floats.
+template <typename G, typename Store>
+inline void depthwise_plane(const float* x, const float* w, float* scratch, Store& store,
+                            int64_t i) {
+  constexpr int64_t kPlane = G::kRows * G::kPhaseW;
+  float* planes = scratch;
+  float* out = scratch + G::kSW * kPlane;
+  for (int64_t r = 0; r < G::kSW; ++r) {
+    for (int64_t pr = 0; pr < G::kRows; ++pr) {
+      float* d = planes + r * kPlane + pr * G::kPhaseW;
+      const int64_t ih = pr - G::kPH;
+      if (ih < 0 || ih >= G::kIH) {
+        std::fill(d, d + G::kPhaseW, 0.0f);
+        continue;
+      }
+      // Columns j with 0 <= j SW + r - PW < IW come from the input, the others are padding.
+      const int64_t j_lo = std::min<int64_t>(
+          G::kPhaseW, r >= G::kPW ? 0 : (G::kPW - r + G::kSW - 1) / G::kSW);
+      const int64_t j_hi = std::clamp<int64_t>((G::kIW + G::kPW - r + G::kSW - 1) / G::kSW,
+                                               j_lo, G::kPhaseW);
+      const float* xr = x + ih * G::kIW;
+      std::fill(d, d + j_lo, 0.0f);
+      for (int64_t j = j_lo; j < j_hi; ++j) d[j] = xr[j * G::kSW + r - G::kPW];
+      std::fill(d + j_hi, d + G::kPhaseW, 0.0f);
+    }
+  }
+  constexpr int kBlock = 4;  // vectors of outputs per step: 4 accumulators + 4 loads in flight
+  constexpr int64_t kFullBlocks = G::kOutVectors / kBlock;
+  constexpr int kTail = static_cast<int>(G::kOutVectors % kBlock);
+  for (int64_t oh = 0; oh < G::kOH; ++oh) {
+    for (int64_t b = 0; b < kFullBlocks; ++b)
+      depthwise_vectors<G, kBlock>(planes, w, oh, b * kBlock * kLanes, out);
+    if constexpr (kTail > 0)
+      depthwise_vectors<G, kTail>(planes, w, oh, kFullBlocks * kBlock * kLanes, out);
+    store.row(out, i, oh * G::kOW, static_cast<int>(G::kOW));
   }
 }
 

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Checks the SIMD kernels of the x86-64-avx2/avx512 targets against onnxruntime on the shapes
+that the node tests and models/ leave out: depthwise convolutions with odd widths (below, at
+and past one vector), strides 1 to 3, dilation, asymmetric padding, 5x5 taps, batch 2, fused
+activations and residuals; GEMMs with ragged tiles and M = 1.
+
+All cases are branches of ONE model, so each (target, threads) pair is one package and one
+build; the packages of every thread count are built together. Each output must match
+onnxruntime within a relative L2 error of 1e-5. The exit status is non-zero on any mismatch;
+the last line reads "N passed, M failed".
+"""
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+TOLERANCE = 1e-5
+
+# name: (input NCHW, kernel (kh, kw), strides, dilations, pads (t, l, b, r), bias, after)
+# `after` is what follows the convolution: None, "relu", "clip6" or "residual" (Add of the input).
+DEPTHWISE = {
+    "dw3x3_s1_relu": ((1, 13, 17, 19), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "relu"),
+    "dw3x3_s2_clip6": ((1, 8, 20, 21), (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), True, "clip6"),
+    "dw5x5_s2_nobias": ((1, 6, 15, 15), (5, 5), (2, 2), (1, 1), (2, 2, 2, 2), False, None),
+    "dw3x3_dilated": ((1, 5, 9, 30), (3, 3), (1, 1), (2, 2), (2, 2, 2, 2), True, None),
+    "dw3x3_narrow_asym": ((1, 7, 7, 5), (3, 3), (1, 1), (1, 1), (0, 1, 2, 0), True, "relu"),
+    "dw3x3_residual": ((1, 9, 11, 33), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "residual"),
+    "dw3x2_s3x1": ((2, 4, 13, 10), (3, 2), (3, 1), (1, 1), (0, 0, 0, 0), True, "relu"),
+    "dw3x3_s1x2_wide": ((1, 3, 6, 70), (3, 3), (1, 2), (1, 1), (1, 1, 1, 1), False, "clip6"),
+    # Enough work (0.9 M multiply-adds) to be split among threads by channels.
+    "dw3x3_threads": ((1, 32, 56, 56), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"),
+}
+
+# name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).
+MATMUL = {
+    "mm_ragged": ((13, 37), (37, 29)),
+    "mm_m1": ((1, 64), (64, 100)),
+    "mm_batched": ((2, 7, 33), (33, 17)),
+}
+
+
+def build_model(rng):
+    inits, nodes, inputs, outputs = [], [], [], []
+
+    def const(name, arr):
+        inits.append(numpy_helper.from_array(arr.astype(np.float32), name))
+        return name
+
+    feeds = {}
+    for name, (shape, (kh, kw), strides, dil, pads, bias, after) in DEPTHWISE.items():
+        c = shape[1]
+        x = f"{name}_x"
+        inputs.append(helper.make_tensor_value_info(x, TensorProto.FLOAT, list(shape)))
+        feeds[x] = rng.standard_normal(shape).astype(np.float32)
+        conv_in = [x, const(f"{name}_w", rng.standard_normal((c, 1, kh, kw)))]
+        if bias:
+            conv_in.append(const(f"{name}_b", rng.standard_normal(c)))
+        y = f"{name}_conv"
+        nodes.append(helper.make_node("Conv", conv_in, [y], name=f"{name}_conv", group=c,
+                                      kernel_shape=[kh, kw], strides=list(strides),
+                                      dilations=list(dil), pads=[pads[0], pads[1], pads[2], pads[3]]))
+        if after == "relu":
+            nodes.append(helper.make_node("Relu", [y], [name], name=f"{name}_relu"))
+        elif after == "clip6":
+            lo, hi = const(f"{name}_lo", np.array(0.0)), const(f"{name}_hi", np.array(6.0))
+            nodes.append(helper.make_node("Clip", [y, lo, hi], [name], name=f"{name}_clip"))
+        elif after == "residual":
+            nodes.append(helper.make_node("Add", [y, x], [name], name=f"{name}_add"))
+        else:
+            nodes.append(helper.make_node("Identity", [y], [name], name=f"{name}_id"))
+        outputs.append(name)
+
+    for name, (a_shape, b_shape) in MATMUL.items():
+        a = f"{name}_a"
+        inputs.append(helper.make_tensor_value_info(a, TensorProto.FLOAT, list(a_shape)))
+        feeds[a] = rng.standard_normal(a_shape).astype(np.float32)
+        b = const(f"{name}_b", rng.standard_normal(b_shape))
+        bias = const(f"{name}_bias", rng.standard_normal(b_shape[-1]))
+        nodes.append(helper.make_node("MatMul", [a, b], [f"{name}_mm"], name=f"{name}_mm"))
+        nodes.append(helper.make_node("Add", [f"{name}_mm", bias], [name], name=f"{name}_add"))
+        outputs.append(name)
+
+    graph = helper.make_graph(nodes, "simd_kernels", inputs, [], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    # The outputs' shapes come from ONNX's shape inference.
+    shapes = {vi.name: vi for vi in onnx.shape_inference.infer_shapes(model).graph.value_info}
+    model.graph.output.extend(shapes[name] for name in outputs)
+    onnx.checker.check_model(model)
+    return model, feeds
+
+
+def rel_l2(actual, expected):
+    a, e = actual.astype(np.float64).ravel(), expected.astype(np.float64).ravel()
+    return float(np.linalg.norm(a - e) / max(np.linalg.norm(e), 1e-30))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--aotc", default="build/aotc")
+    ap.add_argument("--target", default="x86-64-avx2")
+    ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
+    ap.add_argument("--work", default="build/simd_kernels")
+    args = ap.parse_args()
+    import onnxruntime as ort
+
+    aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    model, feeds = build_model(np.random.default_rng(7))
+    path = work / "simd_kernels.onnx"
+    onnx.save(model, str(path))
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    expected = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"]).run(None, feeds)
+    input_files = []
+    for k, vi in enumerate(model.graph.input):
+        f = work / "inputs" / f"input_{k}.pb"
+        f.parent.mkdir(exist_ok=True)
+        f.write_bytes(numpy_helper.from_array(feeds[vi.name], vi.name).SerializeToString())
+        input_files.append(f)
+
+    threads = [int(t) for t in args.threads.split(",") if t]
+    names = [f"simd_t{t}" for t in threads]
+    for name, t in zip(names, threads):
+        p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
+                            str(work / "pkgs" / name), "--name", name, "--threads", str(t)],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"FAILED: aotc compile --threads {t}: {p.stderr.strip()}")
+            return 1
+    (work / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(aotc_simd_kernels C CXX)\n" +
+        "".join(f"add_subdirectory(pkgs/{n} {n})\n" for n in names))
+    subprocess.run(["cmake", "-S", str(work), "-B", str(work / "build"), "-G", "Ninja",
+                    "-DCMAKE_BUILD_TYPE=Release"], check=True, capture_output=True)
+    b = subprocess.run(["ninja", "-C", str(work / "build")], capture_output=True, text=True)
+    if b.returncode != 0:
+        print(f"FAILED: the packages do not build:\n{b.stdout[-3000:]}")
+        return 1
+
+    passed, failed = 0, 0
+    for name in names:
+        out = work / "out" / name
+        cmd = [str(work / "build" / name / f"{name}_run")]
+        cmd += [a for f in input_files for a in ("--input", str(f))] + ["--output-dir", str(out)]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"FAILED: {name} runner: {p.stderr.strip()[:400]}")
+            failed += len(model.graph.output)
+            continue
+        for k, (vi, exp) in enumerate(zip(model.graph.output, expected)):
+            t = onnx.TensorProto()
+            t.ParseFromString((out / f"output_{k}.pb").read_bytes())
+            actual = numpy_helper.to_array(t)
+            if actual.shape != exp.shape:
+                print(f"FAILED: {name}: {vi.name}: shape {actual.shape}, onnxruntime {exp.shape}")
+                failed += 1
+                continue
+            err = rel_l2(actual, exp)
+            ok = err <= TOLERANCE
+            print(f"{name}: {vi.name}: relative L2 error {err:.2e} {'ok' if ok else 'FAILED'}")
+            passed, failed = passed + ok, failed + (not ok)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
