@@ -26,10 +26,12 @@ python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
 echo "== models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
 python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || status=1
 
-echo "== SIMD target (x86-64-avx2): node tests of the ops with SIMD kernels, and models/ on 2 threads"
+echo "== SIMD target (x86-64-avx2): node tests of the ops with SIMD kernels, models/ on 2 threads, SIMD kernel edge cases"
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64-avx2 \
   --work build/conformance_avx2 --filter 'matmul|gemm|conv' || status=1
 python3 tests/models/run_models.py --aotc build/aotc --target x86-64-avx2 --threads 2 \
   --work build/models_avx2 || status=1
+python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target x86-64-avx2 \
+  --work build/simd_kernels || status=1
 [ $status -eq 0 ] && echo "test.sh: all suites passed" || echo "test.sh: FAILURES above"
 exit $status
