@@ -2,7 +2,8 @@
 """Checks the SIMD kernels of the x86-64-avx2/avx512 targets against onnxruntime on the shapes
 that the node tests and models/ leave out: depthwise convolutions with odd widths (below, at
 and past one vector), strides 1 to 3, dilation, asymmetric padding, 5x5 taps, batch 2, fused
-activations and residuals; GEMMs with ragged tiles and M = 1.
+activations and residuals; implicit-GEMM convolutions with strides, dilation, padding wider than the kernel and groups;
+GEMMs with ragged tiles and M = 1.
 
 All cases are branches of ONE model, so each (target, threads) pair is one package and one
 build; the packages of every thread count are built together. Each output must match
@@ -34,6 +35,15 @@ DEPTHWISE = {
     "dw3x3_s1x2_wide": ((1, 3, 6, 70), (3, 3), (1, 2), (1, 1), (1, 1, 1, 1), False, "clip6"),
     # Enough work (0.9 M multiply-adds) to be split among threads by channels.
     "dw3x3_threads": ((1, 32, 56, 56), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"),
+}
+
+# name: (input NCHW, weight (M, C / group, kh, kw), strides, dilations, pads (t, l, b, r), group):
+# the implicit GEMM, whose im2col packing handles padding, strides and dilation.
+CONV = {
+    "conv3x3_s1": ((1, 5, 9, 23), (12, 5, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    "conv3x3_s2_dilated": ((1, 4, 17, 19), (8, 4, 3, 3), (2, 2), (2, 2), (2, 1, 0, 3), 1),
+    "conv3x3_wide_pads": ((1, 3, 4, 5), (6, 3, 3, 3), (1, 1), (1, 1), (4, 6, 3, 7), 1),
+    "conv5x3_s3_grouped": ((2, 8, 20, 31), (10, 4, 5, 3), (3, 2), (1, 1), (2, 0, 1, 1), 2),
 }
 
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).
@@ -73,6 +83,16 @@ def build_model(rng):
             nodes.append(helper.make_node("Add", [y, x], [name], name=f"{name}_add"))
         else:
             nodes.append(helper.make_node("Identity", [y], [name], name=f"{name}_id"))
+        outputs.append(name)
+
+    for name, (shape, w_shape, strides, dil, pads, group) in CONV.items():
+        x = f"{name}_x"
+        inputs.append(helper.make_tensor_value_info(x, TensorProto.FLOAT, list(shape)))
+        feeds[x] = rng.standard_normal(shape).astype(np.float32)
+        w, b = const(f"{name}_w", rng.standard_normal(w_shape)), const(f"{name}_b", rng.standard_normal(w_shape[0]))
+        nodes.append(helper.make_node("Conv", [x, w, b], [f"{name}_conv"], name=f"{name}_conv", group=group,
+                                      strides=list(strides), dilations=list(dil), pads=list(pads)))
+        nodes.append(helper.make_node("Relu", [f"{name}_conv"], [name], name=f"{name}_relu"))
         outputs.append(name)
 
     for name, (a_shape, b_shape) in MATMUL.items():

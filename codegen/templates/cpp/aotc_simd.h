@@ -267,11 +267,20 @@ inline void pack_im2col_panels(const float* x, float* dst, int64_t panel_begin, 
                 for (int64_t t = 0; t < n; ++t) out[t] = 0.0f;
                 continue;
               }
+              // Pixel t reads column iw = iw0 + t SW: the ts with 0 <= iw < IW read the row,
+              // the others are padding.
               const float* xr = xc + ih * G::kIW;
-              for (int64_t t = 0; t < n; ++t) {
-                const int64_t iw = (run_ow0[r] + t) * G::kSW + kw * G::kDW - G::kPW;
-                out[t] = iw >= 0 && iw < G::kIW ? xr[iw] : 0.0f;
+              const int64_t iw0 = run_ow0[r] * G::kSW + kw * G::kDW - G::kPW;
+              const int64_t t_lo = std::min<int64_t>(n, iw0 >= 0 ? 0 : (G::kSW - 1 - iw0) / G::kSW);
+              const int64_t t_hi =
+                  std::clamp<int64_t>((G::kIW - iw0 + G::kSW - 1) / G::kSW, t_lo, n);
+              for (int64_t t = 0; t < t_lo; ++t) out[t] = 0.0f;
+              if constexpr (G::kSW == 1) {
+                if (t_hi > t_lo) std::copy(xr + iw0 + t_lo, xr + iw0 + t_hi, out + t_lo);
+              } else {
+                for (int64_t t = t_lo; t < t_hi; ++t) out[t] = xr[iw0 + t * G::kSW];
               }
+              for (int64_t t = t_hi; t < n; ++t) out[t] = 0.0f;
             }
           }
         }
