@@ -319,6 +319,8 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   w.line("constexpr int64_t kGroup = {};  // im2col panels packed (and kept in L2) at once", group);
   w.line("constexpr int64_t kPackedFloats = kGroup * aotc_simd::kTileCols * kK;  // per part");
   std::string packed_base = k.scratch(split.parts * group * tile.nr * kk * 4);
+  const GemmBlocking blocking = gemm_blocking(facts, split.by_panels ? m : (m + split.parts - 1) / split.parts, kk, group);
+  const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   emit_parallel_begin(k, split);
   w.line("int64_t panel_begin = 0, panel_end = kPanels, row_begin = 0, row_end = kRowTiles;");
   if (split.parts > 1) {
@@ -328,6 +330,7 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
       w.line("aotc_simd::partition(kRowTiles, kParts, part, &row_begin, &row_end);");
   }
   w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({}) + part * kPackedFloats;", packed_base);
+  emit_partial_pointer(k, blocking, partial_base);
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
   w.open("for (int64_t g = 0; g < kGroups; ++g)");
   w.line("const float* x = {} + (n * kInC + g * kGroupInC) * kInPlane;", k.in[0]);
@@ -339,8 +342,9 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   w.open("for (int64_t g0 = panel_begin; g0 < panel_end; g0 += kGroup)");
   w.line("const int64_t g1 = std::min(panel_end, g0 + kGroup);");
   w.line("aotc_simd::pack_im2col_panels<Geometry>(x, packed, g0, g1);");
-  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup>(", prepacked ? "true" : "false");
-  w.line("    wg, packed - g0 * aotc_simd::kTileCols * kK, store, g0, g1, row_begin, row_end);");
+  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup, kKc, kRowBlock>(",
+         prepacked ? "true" : "false");
+  w.line("    wg, packed - g0 * aotc_simd::kTileCols * kK, store, partial, g0, g1, row_begin, row_end);");
   w.close();
   w.close();
   w.close();

@@ -113,7 +113,12 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
   w.line("constexpr int64_t kBatch = {};", batch_count);
   w.line("constexpr int64_t kM = {}, kK = {}, kN = {};", m, kk, n);
   w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
-  w.line("constexpr int64_t kGroup = {};  // B panels per group kept in L2", panel_group(facts, kk));
+  // B panels per group: K blocks of the group's panels stay in L2 (the whole K if not blocked).
+  const GemmBlocking first_blocking = gemm_blocking(facts, m, kk, 1);
+  const int64_t group = panel_group(
+      facts, first_blocking.blocks > 1 ? (kk + first_blocking.blocks - 1) / first_blocking.blocks : kk);
+  const GemmBlocking blocking = gemm_blocking(facts, split.by_panels ? m : (m + split.parts - 1) / split.parts, kk, group);
+  w.line("constexpr int64_t kGroup = {};  // B panels per group kept in L2", group);
   if (k.epilogue) k.epilogue->emit_prologue(w);
   auto access_line = [&](const char* name, const BatchAccess& acc_info) {
     if (acc_info.table)
@@ -129,6 +134,7 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
     w.line("constexpr int64_t kPackedFloats = {};  // B panels one part packs", part_floats);
     packed_base = k.scratch(split.parts * part_floats * 4);
   }
+  const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   emit_parallel_begin(k, split);
   w.line("int64_t panel_begin = 0, panel_end = kPanels, row_begin = 0, row_end = kRowTiles;");
   if (split.parts > 1) {
@@ -137,6 +143,7 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
     else
       w.line("aotc_simd::partition(kRowTiles, kParts, part, &row_begin, &row_end);");
   }
+  emit_partial_pointer(k, blocking, partial_base);
   std::string b_offset = b.table ? "kBOffset[batch]" : "batch * kBBatchStride";
   if (!prepacked) {
     w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({}) + part * kPackedFloats;", packed_base);
@@ -157,8 +164,8 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
          k.out[0]);
   AOTC_RETURN_IF_ERROR(emit_store_policy(k, "y", "kN", result_coords(ms, batch.size(), "batch", "i", "j"),
                                          "i * kN + j"));
-  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<false, kK>, kGroup>(a, bp, store, panel_begin,");
-  w.line("                                                                 panel_end, row_begin, row_end);");
+  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<false, kK>, kGroup, kKc, kRowBlock>(");
+  w.line("    a, bp, store, partial, panel_begin, panel_end, row_begin, row_end);");
   w.close();
   emit_parallel_end(k, split);
   return Status::ok();

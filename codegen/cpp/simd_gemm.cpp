@@ -17,6 +17,48 @@ int64_t panel_group(const TargetFacts& facts, int64_t k) {
   return std::max<int64_t>(1, l2 / 2 / std::max<int64_t>(panel_bytes, 1));
 }
 
+GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group) {
+  const SimdTile tile = simd_tile(facts);
+  const int64_t l1 = facts.l1_bytes > 0 ? facts.l1_bytes : 32 * 1024;
+  const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
+  GemmBlocking b;
+  b.kc = std::max<int64_t>(64, l1 / 2 / (tile.nr * 4));
+  if (k <= 2 * b.kc) return b;
+  // As aotc_simd::KBlocking: equal blocks but the last.
+  b.blocks = (k + b.kc - 1) / b.kc;
+  const int64_t kb = (k + b.blocks - 1) / b.blocks;
+  const int64_t tile_floats = tile.mr * tile.nr;
+  // Row tiles whose A blocks (kept in L2 while the panels pass) and running sums together fill
+  // about 3/4 of L2, in blocks of equal size so that no block is a thin remainder (each row
+  // block reads every B block of the group again).
+  const int64_t fit = std::max<int64_t>(1, l2 * 3 / 4 / ((tile.mr * kb + group * tile_floats) * 4));
+  const int64_t row_tiles = (rows + tile.mr - 1) / tile.mr;
+  const int64_t row_blocks = (row_tiles + fit - 1) / fit;
+  b.row_block = (row_tiles + row_blocks - 1) / row_blocks;
+  b.partial_floats = b.row_block * group * tile_floats;
+  return b;
+}
+
+std::string emit_gemm_blocking(CppKernel& k, const GemmBlocking& b, int parts) {
+  k.w.line("constexpr int64_t kKc = {}, kRowBlock = {};  // K blocks of kKc rows of B; row tiles per block",
+           b.kc, b.row_block);
+  k.w.line("static_assert(aotc_simd::KBlocking<kK, kKc>::kBlocks == {}, \"K blocks as reserved\");",
+           b.blocks);
+  if (b.partial_floats == 0) return "";
+  k.w.line("constexpr int64_t kPartialFloats = {};  // running sums of a row block, per part",
+           b.partial_floats);
+  return k.scratch(parts * b.partial_floats * 4);
+}
+
+void emit_partial_pointer(CppKernel& k, const GemmBlocking& b, const std::string& base) {
+  if (b.partial_floats == 0) {
+    k.w.line("float* partial = nullptr;  // not K-blocked");
+  } else {
+    k.w.line("float* AOTC_RESTRICT partial = reinterpret_cast<float*>({}) + part * kPartialFloats;",
+             base);
+  }
+}
+
 GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch) {
   GemmSplit s;
   constexpr int64_t kMinWorkPerThread = 64 * 1024;  // multiply-adds

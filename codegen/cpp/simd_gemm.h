@@ -22,6 +22,22 @@ SimdTile simd_tile(const TargetFacts& facts);
 /// B panels per group, so that one group (K x NR floats each) fills about half of L2.
 int64_t panel_group(const TargetFacts& facts, int64_t k);
 
+/// The K blocking of aotc_simd::gemm for a product of `rows` rows (per thread) and depth k whose
+/// panels go in groups of `group`: `kc` rows of B per block (a block of one B panel fills half
+/// of L1); products deeper than 2 kc are cut into `blocks` blocks, and then `row_block` row
+/// tiles (their A blocks and running sums fill most of L2) keep running sums for the whole
+/// group in `partial_floats` floats of scratch per thread.
+struct GemmBlocking {
+  int64_t kc = 0, blocks = 1, row_block = 1, partial_floats = 0;
+};
+GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group);
+
+/// Writes the kKc and kRowBlock constants of aotc_simd::gemm, reserves the partial sums'
+/// scratch for `parts` threads and declares `partial`, this part's share (inside the part's
+/// body). Returns nothing to emit before the body; call emit_partial_pointer inside it.
+std::string emit_gemm_blocking(CppKernel& k, const GemmBlocking& b, int parts);
+void emit_partial_pointer(CppKernel& k, const GemmBlocking& b, const std::string& base);
+
 /// How a product's tiles are divided among `parts` threads: by B panels or by row tiles.
 struct GemmSplit {
   int parts = 1;

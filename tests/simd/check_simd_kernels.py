@@ -3,7 +3,7 @@
 that the node tests and models/ leave out: depthwise convolutions with odd widths (below, at
 and past one vector), strides 1 to 3, dilation, asymmetric padding, 5x5 taps, batch 2, fused
 activations and residuals; implicit-GEMM convolutions with strides, dilation, padding wider than the kernel and groups;
-GEMMs with ragged tiles and M = 1.
+GEMMs with ragged tiles, M = 1 and reductions deep enough for K blocking.
 
 All cases are branches of ONE model, so each (target, threads) pair is one package and one
 build; the packages of every thread count are built together. Each output must match
@@ -44,6 +44,9 @@ CONV = {
     "conv3x3_s2_dilated": ((1, 4, 17, 19), (8, 4, 3, 3), (2, 2), (2, 2), (2, 1, 0, 3), 1),
     "conv3x3_wide_pads": ((1, 3, 4, 5), (6, 3, 3, 3), (1, 1), (1, 1), (4, 6, 3, 7), 1),
     "conv5x3_s3_grouped": ((2, 8, 20, 31), (10, 4, 5, 3), (3, 2), (1, 1), (2, 0, 1, 1), 2),
+    # K = 576 and 1350: deep enough to be cut into K blocks with running sums in scratch.
+    "conv3x3_deep": ((1, 64, 9, 11), (20, 64, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    "conv3x3_deep_threads": ((1, 150, 14, 14), (40, 150, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
 }
 
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).
@@ -51,6 +54,10 @@ MATMUL = {
     "mm_ragged": ((13, 37), (37, 29)),
     "mm_m1": ((1, 64), (64, 100)),
     "mm_batched": ((2, 7, 33), (33, 17)),
+    # K blocks: one thread; two threads splitting panels; two threads splitting row tiles.
+    "mm_deep": ((9, 1100), (1100, 37)),
+    "mm_deep_threads": ((50, 1300), (1300, 70)),
+    "mm_deep_rows": ((130, 700), (700, 20)),
 }
 
 

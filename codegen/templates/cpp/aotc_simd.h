@@ -44,6 +44,14 @@ struct V {
     _mm512_mask_storeu_ps(p, mask(n), v);
   }
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm512_or_ps(a, b); }
+  /// Lanes lo <= i < hi (any ints) read from address `at` + 4 i, the others are zero and
+  /// read nothing (masked lanes never fault).
+  static AOTC_SIMD_INLINE reg load_range(uintptr_t at, int lo, int hi) {
+    lo = std::clamp(lo, 0, kLanes), hi = std::clamp(hi, lo, kLanes);
+    const __mmask16 m = static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+    return _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(at));
+  }
 };
 constexpr int kTileRows = 12;
 #elif defined(__AVX2__) && defined(__FMA__)
@@ -65,6 +73,15 @@ struct V {
     _mm256_maskstore_ps(p, mask(n), v);
   }
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm256_or_ps(a, b); }
+  /// Lanes lo <= i < hi (any ints) read from address `at` + 4 i, the others are zero and
+  /// read nothing (vmaskmovps never faults on masked lanes).
+  static AOTC_SIMD_INLINE reg load_range(uintptr_t at, int lo, int hi) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i m = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(lo), lane),
+                                          _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), lane));
+    return _mm256_maskload_ps(reinterpret_cast<const float*>(at), m);
+  }
 };
 constexpr int kTileRows = 6;
 #else
@@ -129,17 +146,27 @@ EpilogueStore<F> epilogue_store(F f) {
   return EpilogueStore<F>{f};
 }
 
+/// How a register tile treats its part of the reduction: the whole of K (stored through the
+/// policy), or one block of K with the running sums kept in a partial tile in between.
+enum class KBlock { kWhole, kFirst, kMiddle, kLast };
+
 /// One register tile: MR rows of A (A(i, p) = a[i * kAR + p * kAC]) times one B panel of kCols
-/// columns (row p at b + p * kCols), summed over K, handed to the store policy.
-template <int MR, int kCols, int64_t K, int64_t kAR, int64_t kAC, typename Store>
-AOTC_SIMD_INLINE void tile(const float* a, const float* b, Store& store, int64_t i0, int64_t j0) {
+/// columns (row p at b + p * kCols), summed over KB rows of B; as `kPart` says, the sums start
+/// from zero or from `partial` (MR x kTileCols floats) and end in the store policy or in
+/// `partial`.
+template <int MR, int kCols, int64_t KB, int64_t kAR, int64_t kAC, KBlock kPart, typename Store>
+AOTC_SIMD_INLINE void tile(const float* a, const float* b, float* partial, Store& store,
+                           int64_t i0, int64_t j0) {
   constexpr int NV = vectors(kCols);
   V::reg acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[i][v] = V::zero();
-  for (int64_t p = 0; p < K; ++p) {
+    for (int v = 0; v < NV; ++v)
+      acc[i][v] = kPart == KBlock::kWhole || kPart == KBlock::kFirst
+                      ? V::zero()
+                      : V::load(partial + i * kTileCols + v * kLanes);
+  for (int64_t p = 0; p < KB; ++p) {
     V::reg bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
@@ -152,7 +179,14 @@ AOTC_SIMD_INLINE void tile(const float* a, const float* b, Store& store, int64_t
       for (int v = 0; v < NV; ++v) acc[i][v] = V::fma(av, bv[v], acc[i][v]);
     }
   }
-  store.template tile<MR, kCols>(acc, i0, j0);
+  if constexpr (kPart == KBlock::kWhole || kPart == KBlock::kLast) {
+    store.template tile<MR, kCols>(acc, i0, j0);
+  } else {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) V::store(partial + i * kTileCols + v * kLanes, acc[i][v]);
+  }
 }
 
 /// How A is read: in place with row stride kLda, or (kPacked) from row panels of kTileRows rows
@@ -163,33 +197,79 @@ struct ALayout {
   static constexpr int64_t lda = kLda;
 };
 
-/// Y tiles for B panels [panel_begin, panel_end) and row tiles [row_begin, row_end) of one
-/// matrix product; `bp` holds the panels from panel 0 on (panel j at bp + j * kTileCols * K).
-/// Panels are visited in groups of kGroup, each group by every row tile in turn.
-template <int64_t M, int64_t N, int64_t K, typename A, int64_t kGroup, typename Store>
-inline void gemm(const float* a, const float* bp, Store& store, int64_t panel_begin,
-                 int64_t panel_end, int64_t row_begin, int64_t row_end) {
+/// The K blocking of a product: KB rows of B per block, so that a block of a B panel
+/// (KB x kTileCols floats, half of L1) stays in L1 while every row tile of a row block passes
+/// over it. Products with K <= 2 kKc are not blocked (kBlocks == 1).
+template <int64_t K, int64_t kKc>
+struct KBlocking {
+  static constexpr int64_t kBlocks = K > 2 * kKc ? (K + kKc - 1) / kKc : 1;
+  static constexpr int64_t kKB = (K + kBlocks - 1) / kBlocks;     // all blocks but the last
+  static constexpr int64_t kLastKB = K - (kBlocks - 1) * kKB;     // the last block
+};
+
+/// The register tile (r, j) over rows [k0, k0 + KB) of B, as `kPart` says.
+template <int64_t M, int64_t N, int64_t K, typename A, int64_t KB, KBlock kPart, typename Store>
+AOTC_SIMD_INLINE void tile_at(const float* a, const float* bp, float* partial, Store& store,
+                              int64_t r, int64_t j, int64_t k0) {
   constexpr int MR = kTileRows, NR = kTileCols;
   constexpr int64_t kFullPanels = N / NR, kFullRows = M / MR;
   constexpr int kTailCols = static_cast<int>(N % NR), kTailRows = static_cast<int>(M % MR);
+  const float* ar = A::packed ? a + r * MR * K : a + r * MR * A::lda;
+  if (r < kFullRows) {
+    constexpr int64_t kAR = A::packed ? 1 : A::lda, kAC = A::packed ? MR : 1;
+    if (j < kFullPanels)
+      tile<MR, NR, KB, kAR, kAC, kPart>(ar + k0 * kAC, bp + j * NR * K + k0 * NR, partial, store,
+                                        r * MR, j * NR);
+    else if constexpr (kTailCols > 0)
+      tile<MR, kTailCols, KB, kAR, kAC, kPart>(ar + k0 * kAC, bp + j * NR * K + k0 * kTailCols,
+                                               partial, store, r * MR, j * NR);
+  } else if constexpr (kTailRows > 0) {
+    constexpr int64_t kAR = A::packed ? 1 : A::lda, kAC = A::packed ? kTailRows : 1;
+    if (j < kFullPanels)
+      tile<kTailRows, NR, KB, kAR, kAC, kPart>(ar + k0 * kAC, bp + j * NR * K + k0 * NR, partial,
+                                               store, r * MR, j * NR);
+    else if constexpr (kTailCols > 0)
+      tile<kTailRows, kTailCols, KB, kAR, kAC, kPart>(
+          ar + k0 * kAC, bp + j * NR * K + k0 * kTailCols, partial, store, r * MR, j * NR);
+  }
+}
+
+/// Y tiles for B panels [panel_begin, panel_end) and row tiles [row_begin, row_end) of one
+/// matrix product; `bp` holds the panels from panel 0 on (panel j at bp + j * kTileCols * K).
+/// Panels are visited in groups of kGroup, each group by every row tile in turn. With K
+/// blocking (KBlocking<K, kKc>), row tiles go in blocks of kRowBlock, and each block sums one
+/// K block over the whole panel group before the next, panel by panel, keeping its running
+/// sums in `partial` (kRowBlock x kGroup tiles of kTileRows x kTileCols floats; unused without
+/// K blocking).
+template <int64_t M, int64_t N, int64_t K, typename A, int64_t kGroup, int64_t kKc,
+          int64_t kRowBlock, typename Store>
+inline void gemm(const float* a, const float* bp, Store& store, float* partial,
+                 int64_t panel_begin, int64_t panel_end, int64_t row_begin, int64_t row_end) {
+  using KBs = KBlocking<K, kKc>;
   for (int64_t g0 = panel_begin; g0 < panel_end; g0 += kGroup) {
     const int64_t g1 = std::min(panel_end, g0 + kGroup);
-    for (int64_t r = row_begin; r < row_end; ++r) {
-      const float* ar = A::packed ? a + r * MR * K : a + r * MR * A::lda;
-      for (int64_t j = g0; j < g1; ++j) {
-        const float* b = bp + j * NR * K;
-        if (r < kFullRows) {
-          constexpr int64_t kAR = A::packed ? 1 : A::lda, kAC = A::packed ? MR : 1;
-          if (j < kFullPanels)
-            tile<MR, NR, K, kAR, kAC>(ar, b, store, r * MR, j * NR);
-          else if constexpr (kTailCols > 0)
-            tile<MR, kTailCols, K, kAR, kAC>(ar, b, store, r * MR, j * NR);
-        } else if constexpr (kTailRows > 0) {
-          constexpr int64_t kAR = A::packed ? 1 : A::lda, kAC = A::packed ? kTailRows : 1;
-          if (j < kFullPanels)
-            tile<kTailRows, NR, K, kAR, kAC>(ar, b, store, r * MR, j * NR);
-          else if constexpr (kTailCols > 0)
-            tile<kTailRows, kTailCols, K, kAR, kAC>(ar, b, store, r * MR, j * NR);
+    if constexpr (KBs::kBlocks == 1) {
+      for (int64_t r = row_begin; r < row_end; ++r)
+        for (int64_t j = g0; j < g1; ++j)
+          tile_at<M, N, K, A, K, KBlock::kWhole>(a, bp, partial, store, r, j, 0);
+    } else {
+      for (int64_t rb = row_begin; rb < row_end; rb += kRowBlock) {
+        const int64_t re = std::min(row_end, rb + kRowBlock);
+        for (int64_t kb = 0; kb < KBs::kBlocks; ++kb) {
+          const int64_t k0 = kb * KBs::kKB;
+          // The K block of panel j (KB x kTileCols floats) stays in L1 while the row tiles'
+          // blocks of A (kTileRows x KB each) stream from L2.
+          for (int64_t j = g0; j < g1; ++j) {
+            for (int64_t r = rb; r < re; ++r) {
+              float* part = partial + ((r - rb) * kGroup + (j - g0)) * kTileRows * kTileCols;
+              if (kb == 0)
+                tile_at<M, N, K, A, KBs::kKB, KBlock::kFirst>(a, bp, part, store, r, j, k0);
+              else if (kb + 1 < KBs::kBlocks)
+                tile_at<M, N, K, A, KBs::kKB, KBlock::kMiddle>(a, bp, part, store, r, j, k0);
+              else
+                tile_at<M, N, K, A, KBs::kLastKB, KBlock::kLast>(a, bp, part, store, r, j, k0);
+            }
+          }
         }
       }
     }
@@ -230,6 +310,45 @@ struct Conv2d {
   static constexpr bool kPointwise = KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0;
 };
 
+/// One full im2col panel (kTileCols pixels, as `runs` runs along output rows: run r covers
+/// panel columns run_at[r] .. run_at[r + 1] - 1, output row run_oh[r] from column run_ow0[r])
+/// of a convolution with unit column stride: for each (channel, tap) row, each run is a shifted
+/// piece of one input row, read with range-masked vector loads (padding lanes read nothing and
+/// are zero) and merged by OR.
+template <typename G>
+AOTC_SIMD_INLINE void pack_im2col_panel_stride1(const float* x, float* d, const int64_t* run_oh,
+                                                const int64_t* run_ow0, const int64_t* run_at,
+                                                int runs) {
+  constexpr int NV = kTileCols / kLanes;
+  for (int64_t c = 0; c < G::kC; ++c) {
+    const float* xc = x + c * G::kIH * G::kIW;
+    for (int64_t kh = 0; kh < G::kKH; ++kh) {
+      for (int64_t kw = 0; kw < G::kKW; ++kw) {
+        float* row = d + ((c * G::kKH + kh) * G::kKW + kw) * kTileCols;
+        V::reg out[NV];
+        for (int v = 0; v < NV; ++v) out[v] = V::zero();
+        for (int r = 0; r < runs; ++r) {
+          const int64_t ih = run_oh[r] * G::kSH + kh * G::kDH - G::kPH;
+          if (ih < 0 || ih >= G::kIH) continue;
+          // Panel column t of this run reads input column iw0 + t - at, when in [0, IW).
+          const int64_t at = run_at[r], end = run_at[r + 1];
+          const int64_t iw0 = run_ow0[r] + kw * G::kDW - G::kPW;
+          const int64_t lo = std::max(at, at - iw0), hi = std::min(end, at + G::kIW - iw0);
+          // The address of panel column 0's input, as an integer: it may lie outside the row
+          // (only in-range lanes are read).
+          const uintptr_t base = reinterpret_cast<uintptr_t>(xc + ih * G::kIW) +
+                                 static_cast<uintptr_t>((iw0 - at) * 4);
+          for (int v = 0; v < NV; ++v)
+            out[v] = V::bit_or(out[v], V::load_range(base + static_cast<uintptr_t>(v * kLanes * 4),
+                                                     static_cast<int>(lo - v * kLanes),
+                                                     static_cast<int>(hi - v * kLanes)));
+        }
+        for (int v = 0; v < NV; ++v) V::store(row + v * kLanes, out[v]);
+      }
+    }
+  }
+}
+
 /// Packs the im2col matrix of one image and group (rows (c, kh, kw), columns output pixels) as
 /// B panels [panel_begin, panel_end) into dst: the implicit GEMM's B, built one panel group at a
 /// time so it stays in cache. Taps outside the input read as zero.
@@ -254,6 +373,13 @@ inline void pack_im2col_panels(const float* x, float* dst, int64_t panel_begin, 
         ++runs;
         q += ow1 - ow0;
       }
+      run_at[runs] = w;  // the end of the last run
+      if constexpr (G::kSW == 1) {
+        if (w == kTileCols) {
+          pack_im2col_panel_stride1<G>(x, d, run_oh, run_ow0, run_at, runs);
+          continue;
+        }
+      }
       for (int64_t c = 0; c < G::kC; ++c) {
         const float* xc = x + c * G::kIH * G::kIW;
         for (int64_t kh = 0; kh < G::kKH; ++kh) {
@@ -274,12 +400,10 @@ inline void pack_im2col_panels(const float* x, float* dst, int64_t panel_begin, 
               const int64_t t_lo = std::min<int64_t>(n, iw0 >= 0 ? 0 : (G::kSW - 1 - iw0) / G::kSW);
               const int64_t t_hi =
                   std::clamp<int64_t>((G::kIW - iw0 + G::kSW - 1) / G::kSW, t_lo, n);
+              // Runs are at most kTileCols long: plain loops, which the compiler vectorizes,
+              // cost less than a call to memcpy.
               for (int64_t t = 0; t < t_lo; ++t) out[t] = 0.0f;
-              if constexpr (G::kSW == 1) {
-                if (t_hi > t_lo) std::copy(xr + iw0 + t_lo, xr + iw0 + t_hi, out + t_lo);
-              } else {
-                for (int64_t t = t_lo; t < t_hi; ++t) out[t] = xr[iw0 + t * G::kSW];
-              }
+              for (int64_t t = t_lo; t < t_hi; ++t) out[t] = xr[iw0 + t * G::kSW];
               for (int64_t t = t_hi; t < n; ++t) out[t] = 0.0f;
             }
           }
