@@ -111,9 +111,13 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
                        }});
     }
   }
-  codegen::BuildSpec build{options.name,           banner,
-                           module.library_sources, module.runner_source,
-                           spec.weights_file,      weights_file && options.compress_weights};
+  codegen::BuildSpec build{options.name,
+                           banner,
+                           module.library_sources,
+                           module.runner_source,
+                           spec.weights_file,
+                           weights_file && options.compress_weights,
+                           module.build};
   files.push_back({"CMakeLists.txt", codegen::render_package_cmake(build), {}});
   for (PackageFile& f : codegen::runtime_stub_files()) files.push_back(std::move(f));
 

@@ -2,12 +2,24 @@
 
 #include <algorithm>
 
+// Every target folder defines register_<id>_target(TargetRegistry&) in targets/<folder>/
+// target.cpp; adding a target adds its one line to this list.
+#define AOTC_FOR_EACH_TARGET(X) \
+  X(x86_64)                     \
+  /* end of the target list */
+
 namespace aotc {
+
+#define AOTC_DECLARE_TARGET(id) void register_##id##_target(TargetRegistry& r);
+AOTC_FOR_EACH_TARGET(AOTC_DECLARE_TARGET)
+#undef AOTC_DECLARE_TARGET
 
 const TargetRegistry& TargetRegistry::instance() {
   static const TargetRegistry registry = [] {
     TargetRegistry r;
-    register_x86_64_target(r);
+#define AOTC_REGISTER_TARGET(id) register_##id##_target(r);
+    AOTC_FOR_EACH_TARGET(AOTC_REGISTER_TARGET)
+#undef AOTC_REGISTER_TARGET
     return r;
   }();
   return registry;

@@ -14,6 +14,9 @@ class X86_64Target final : public Target {
     facts_.name = "x86-64";
     facts_.description = "x86-64 CPU, one thread: portable C++17 built with the package's compiler";
     facts_.emitter = "cpp";
+    facts_.kernel_language = "C++17";
+    facts_.execution = ExecutionModel::kHost;
+    facts_.compute_units = 1;  // kernels run on the calling thread
     facts_.vector_bits = 256;  // AVX2, what kernels are tiled for; SSE2 builds still run them
     facts_.alignment = 64;     // one cache line; also what AVX-512 loads prefer
     facts_.l1_bytes = 32 * 1024;
