@@ -1,0 +1,119 @@
+#pragma once
+/// Device kernels, written once for every C-like kernel language (codegen/device/kernel_dialect.h).
+/// Each node of the final graph becomes one or more kernels: an emitter registered for the node's
+/// op writes their bodies (shapes, strides and tile sizes baked in as constants) and states how
+/// each is launched; the module builder (device_module.h) writes the signatures, places every
+/// operand in device memory and emits identical kernels once. One file per op family in
+/// codegen/device/, registered in codegen/device/device_kernel.cpp.
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/code_writer.h"
+#include "codegen/device/kernel_dialect.h"
+#include "graph/graph.h"
+#include "graph/status.h"
+#include "targets/target.h"
+
+namespace aotc::codegen {
+
+/// One buffer parameter of a kernel: the buffer of a node's input or output value.
+struct KernelArg {
+  std::string name;  ///< The parameter's name in the kernel ("x", "w", "y").
+  const Value* value = nullptr;
+  bool writable = false;
+};
+
+/// Work sizes of a launch: global[d] work-items along axis d in groups of local[d]; global[d]
+/// is a multiple of local[d] (kernels test their own bounds).
+struct LaunchSize {
+  std::array<int64_t, 3> global = {1, 1, 1};
+  std::array<int64_t, 3> local = {1, 1, 1};
+  int64_t group_items() const { return local[0] * local[1] * local[2]; }
+};
+
+/// `count` work-items along axis 0 in groups of at most `group` (global rounded up).
+LaunchSize launch_1d(int64_t count, int64_t group);
+/// `groups` work-groups of `group` work-items along axis 0, and `batches` along axis 1.
+LaunchSize launch_groups(int64_t groups, int64_t group, int64_t batches = 1);
+
+/// A kernel as an op emitter wrote it.
+struct KernelText {
+  std::string what;  ///< What it computes, for its name ("gemm", "softmax_rows").
+  std::vector<KernelArg> args;
+  LaunchSize launch;
+  int64_t local_bytes = 0;  ///< Local (shared) memory its arrays take.
+  CodeWriter body;          ///< Statements after the prologue, at one level of indentation.
+  /// Functions the body calls, by name: each is written once into the kernel source, before
+  /// the first kernel that needs it (a name always stands for the same text).
+  std::map<std::string, std::string> helpers;
+};
+
+/// What an emitter sees: the node, the language and the target. Kernels are launched in the
+/// order they are added; each sees the results of the earlier ones.
+class DeviceKernelContext {
+ public:
+  DeviceKernelContext(const Node& node, const KernelDialect& dialect, const TargetFacts& facts);
+
+  const Node& node;
+  const KernelDialect& d;
+  const TargetFacts& facts;
+  const DeviceTiling& tiling() const { return facts.tiling; }
+
+  /// The index type: int when every buffer of the node has fewer than 2^31 elements.
+  const std::string& index() const { return index_type_; }
+
+  /// Starts a kernel over `args` launched with `launch`, using `local_bytes` of local memory;
+  /// returns the writer of its body.
+  CodeWriter& add_kernel(std::string what, std::vector<KernelArg> args, LaunchSize launch,
+                         int64_t local_bytes = 0);
+  /// The node's input i and output i as kernel arguments named "in<i>" / "out<i>".
+  KernelArg in(int i, std::string name = "") const;
+  KernelArg out(int i, std::string name = "") const;
+
+  std::vector<std::unique_ptr<KernelText>>& kernels() { return kernels_; }
+
+ private:
+  std::string index_type_;
+  std::vector<std::unique_ptr<KernelText>> kernels_;
+};
+
+using DeviceKernelEmitter = std::function<Status(DeviceKernelContext&)>;
+
+class DeviceKernelRegistry {
+ public:
+  static const DeviceKernelRegistry& instance();
+  void add(const std::string& op, DeviceKernelEmitter e);
+  const DeviceKernelEmitter* find(const std::string& op) const;
+  std::vector<std::string> ops() const;
+
+ private:
+  std::map<std::string, DeviceKernelEmitter> emitters_;
+};
+
+/// Runs the node's emitter: its kernels, or an unsupported error saying why (no kernel for the
+/// op, a dtype or attribute the kernels do not handle, local memory the target lacks). Targets
+/// call it from Target::supports so that every refusal is known before emission.
+Expected<std::vector<std::unique_ptr<KernelText>>> emit_device_kernels(const Node& node,
+                                                                       const KernelDialect& d,
+                                                                       const TargetFacts& facts);
+
+// One registration function per kernel family file in codegen/device/.
+void register_elementwise_device_kernels(DeviceKernelRegistry& r);
+
+// Helpers for emitters.
+
+/// `i0 * 20 + i1 * 5 + i2`: an offset from index names and strides, leaving out zero strides
+/// and writing unit strides bare ("0" when nothing is left).
+std::string offset_expr(const std::vector<std::string>& index, const std::vector<int64_t>& strides);
+/// Statements that split flat index `flat` over `dims` into the variables `<prefix>0..` (each
+/// of type `type`), dropping none; the last one is the fastest-varying.
+std::vector<std::string> unflatten(const std::string& type, const std::string& flat,
+                                   const std::vector<int64_t>& dims, const std::string& prefix);
+/// The static dims of a value (the module builder only sees static shapes).
+std::vector<int64_t> dims_of(const Value* v);
+
+}  // namespace aotc::codegen
