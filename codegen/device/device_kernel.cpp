@@ -23,6 +23,16 @@ LaunchSize launch_groups(int64_t groups, int64_t group, int64_t batches) {
 
 std::vector<int64_t> dims_of(const Value* v) { return static_dims(v->shape()); }
 
+KernelArg bits_of(KernelArg arg) {
+  switch (dtype_size(arg.value->dtype())) {
+    case 1: arg.element = DType::kUInt8; break;
+    case 2: arg.element = DType::kUInt16; break;
+    case 4: arg.element = DType::kUInt32; break;
+    default: arg.element = DType::kUInt64; break;
+  }
+  return arg;
+}
+
 DeviceKernelContext::DeviceKernelContext(const Node& n, const KernelDialect& dialect,
                                          const TargetFacts& f)
     : node(n), d(dialect), facts(f) {
@@ -60,6 +70,8 @@ const DeviceKernelRegistry& DeviceKernelRegistry::instance() {
   static const DeviceKernelRegistry registry = [] {
     DeviceKernelRegistry r;
     register_elementwise_device_kernels(r);
+    register_shape_device_kernels(r);
+    register_gather_device_kernels(r);
     return r;
   }();
   return registry;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,16 @@ struct KernelArg {
   std::string name;  ///< The parameter's name in the kernel ("x", "w", "y").
   const Value* value = nullptr;
   bool writable = false;
+  /// The element type the kernel addresses the buffer as, when not the value's dtype: copies
+  /// move raw bits as unsigned integers of the same width (see bits_of).
+  std::optional<DType> element;
+
+  DType element_type() const { return element ? *element : value->dtype(); }
 };
+
+/// `arg` addressed as unsigned integers of its element's width, for kernels that only move
+/// bits: exact for every dtype, and kernels of different dtypes of one width are shared.
+KernelArg bits_of(KernelArg arg);
 
 /// Work sizes of a launch: global[d] work-items along axis d in groups of local[d]; global[d]
 /// is a multiple of local[d] (kernels test their own bounds).
@@ -103,6 +113,8 @@ Expected<std::vector<std::unique_ptr<KernelText>>> emit_device_kernels(const Nod
 
 // One registration function per kernel family file in codegen/device/.
 void register_elementwise_device_kernels(DeviceKernelRegistry& r);
+void register_shape_device_kernels(DeviceKernelRegistry& r);
+void register_gather_device_kernels(DeviceKernelRegistry& r);
 
 // Helpers for emitters.
 

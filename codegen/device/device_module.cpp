@@ -101,7 +101,7 @@ class DeviceModuleBuilder {
     std::vector<std::string> params, prologue;
     for (const KernelArg& a : k.args) {
       AOTC_INTERNAL_ASSERT(a.value, "{}: kernel argument '{}' has no value", n.describe(), a.name);
-      DType t = a.value->dtype();
+      DType t = a.element_type();
       dtypes_.insert(t);
       if (t == DType::kFloat64) m_.needs_fp64 = true;
       for (std::string& p : d_.buffer_params(a.name, t, a.writable)) params.push_back(std::move(p));

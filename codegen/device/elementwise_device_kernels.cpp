@@ -129,7 +129,9 @@ Status emit_elementwise_kernel(DeviceKernelContext& k, const ElementwiseSpec& sp
 }
 
 void register_elementwise_device_kernels(DeviceKernelRegistry& r) {
-  for (const std::string& op : device_expression_ops()) r.add(op, emit_node_kernel);
+  // Identity is a copy (shape_device_kernels.cpp); its expression serves fused chains.
+  for (const std::string& op : device_expression_ops())
+    if (op != "Identity") r.add(op, emit_node_kernel);
 }
 
 }  // namespace aotc::codegen
