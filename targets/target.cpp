@@ -6,6 +6,7 @@
 // target.cpp; adding a target adds its one line to this list.
 #define AOTC_FOR_EACH_TARGET(X) \
   X(x86_64)                     \
+  X(opencl)                     \
   /* end of the target list */
 
 namespace aotc {
