@@ -1,13 +1,14 @@
 #include "codegen/compiler.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <set>
 #include <sstream>
 
-#include <onnx/onnx_pb.h>
-
+#include "codegen/memory_timeline.h"
 #include "passes/plan_memory.h"
 
 namespace aotc {
@@ -74,6 +75,38 @@ bool is_c_identifier(const std::string& s) { return !s.empty() && codegen::sanit
 
 }  // namespace
 
+Status arena_limit_error(const ArenaPlan& plan, int64_t limit) {
+  std::string where = "no kernel";
+  if (plan.peak_step < static_cast<int>(plan.schedule.size())) {
+    const Node& n = *plan.schedule[plan.peak_step];
+    where = fmt::format("step {} of {}, node '{}' ({})", plan.peak_step + 1, plan.schedule.size(),
+                        n.name(), n.op());
+  }
+  std::vector<int> live = plan.live_at(plan.peak_step);
+  std::string tensors;
+  constexpr size_t kShown = 8;
+  for (size_t i = 0; i < live.size() && i < kShown; ++i) {
+    const ArenaBuffer& b = plan.buffers[live[i]];
+    tensors += fmt::format("{}'{}' {} B", i ? ", " : "", b.label(), b.bytes);
+  }
+  if (live.size() > kShown) tensors += fmt::format(" and {} more", live.size() - kShown);
+  std::string verdict =
+      plan.lower_bound_bytes > limit
+          ? fmt::format(
+                "no placement can fit: {} bytes are live at once at the peak, {} more than the "
+                "limit",
+                plan.lower_bound_bytes, plan.lower_bound_bytes - limit)
+          : fmt::format(
+                "the bytes live at once ({}) would fit, but the best placement found needs {}",
+                plan.lower_bound_bytes, plan.arena_bytes);
+  return Status::error(
+      ErrorKind::kResourceLimit,
+      fmt::format("the arena needs {} bytes, {} more than --arena-limit {}; {}. The peak is at {}, "
+                  "where {} buffers are live: {}",
+                  plan.arena_bytes, plan.arena_bytes - limit, limit, verdict, where, live.size(),
+                  tensors));
+}
+
 Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Target& target,
                                                  const PackageOptions& options,
                                                  codegen::CompileReport& report) {
@@ -82,7 +115,11 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
   for (const Value* v : graph.outputs()) AOTC_RETURN_IF_ERROR(value_bytes(*v).status());
 
   const TargetFacts& facts = target.facts();
-  AOTC_ASSIGN_OR_RETURN(ArenaPlan arena, plan_arena(graph, facts.alignment));
+  AOTC_ASSIGN_OR_RETURN(ArenaPlan arena, plan_arena(graph, facts.alignment, [&](const Node& n) {
+                          return target.scratch_bytes(n);
+                        }));
+  if (options.arena_limit > 0 && arena.arena_bytes > options.arena_limit)
+    return arena_limit_error(arena, options.arena_limit);
   AOTC_ASSIGN_OR_RETURN(WeightsPlan weights, plan_weights(graph, facts.alignment));
   auto blob = std::make_shared<const std::vector<uint8_t>>(build_weights_blob(graph, weights));
 
@@ -119,6 +156,9 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
                            weights_file && options.compress_weights,
                            module.build};
   files.push_back({"CMakeLists.txt", codegen::render_package_cmake(build), {}});
+  const std::string timeline = "memory_timeline.svg";
+  files.push_back({timeline, codegen::render_memory_timeline(arena, options.name), {}});
+  files.push_back({"memory_plan.csv", codegen::render_memory_plan_csv(arena, banner), {}});
   for (PackageFile& f : codegen::runtime_stub_files()) files.push_back(std::move(f));
 
   report = {};
@@ -133,8 +173,19 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
   for (const Node* n : graph.nodes()) ++report.ops[n->op()];
   report.arena_bytes = arena.arena_bytes;
   report.arena_lower_bound_bytes = arena.lower_bound_bytes;
+  report.arena_unshared_bytes = arena.unshared_bytes;
   report.arena_buffers = arena.num_buffers;
+  report.in_place = arena.in_place;
   report.zero_copy_views = static_cast<int>(arena.views.size());
+  report.placement = arena.placement;
+  report.peak_step = arena.peak_step;
+  if (arena.peak_step < static_cast<int>(arena.schedule.size()))
+    report.peak_node = arena.schedule[arena.peak_step]->name();
+  for (int b : arena.live_at(arena.peak_step)) {
+    const ArenaBuffer& buffer = arena.buffers[b];
+    report.peak_buffers.push_back({buffer.label(), buffer.bytes, buffer.offset});
+  }
+  report.memory_timeline = timeline;
   report.weights_bytes = weights.total_bytes;
   report.weights_constants = weights.num_constants;
   report.weights_storage = weights.total_bytes == 0    ? "none"
@@ -176,6 +227,7 @@ Expected<CompileResult> compile_model(const CompileOptions& options) {
   package.model_file = model_path.filename().string();
   package.compress_weights = options.compress_weights;
   package.embed_weights = options.embed_weights;
+  package.arena_limit = options.arena_limit;
 
   // Parsing first: the reader explains a missing, empty or truncated file best.
   AOTC_ASSIGN_OR_RETURN(auto proto, frontend::read_onnx_model(options.model_path));

@@ -13,6 +13,7 @@
 #include "graph/graph.h"
 #include "graph/status.h"
 #include "passes/pipeline.h"
+#include "passes/plan_memory.h"
 #include "targets/target.h"
 
 namespace aotc {
@@ -27,6 +28,8 @@ struct CompileOptions {
   frontend::ImportOptions import;
   bool compress_weights = false;
   bool embed_weights = false;
+  /// Fail when the arena would need more bytes than this (0: no limit), naming the peak.
+  int64_t arena_limit = 0;
   PipelineOptions pipeline;
 };
 
@@ -46,12 +49,18 @@ struct PackageOptions {
   int onnx_nodes = 0;
   bool compress_weights = false;
   bool embed_weights = false;
+  int64_t arena_limit = 0;  ///< As CompileOptions::arena_limit.
 };
 
-/// Checks that the target accepts every node (naming all refused ones), plans memory, emits the
-/// module and assembles every file of the package (not written yet). Fills `report`.
+/// Checks that the target accepts every node (naming all refused ones), plans memory (checking
+/// the arena limit), emits the module and assembles every file of the package (not written
+/// yet). Fills `report`.
 Expected<std::vector<codegen::PackageFile>> build_package(const Graph& graph, const Target& target,
                                                           const PackageOptions& options,
                                                           codegen::CompileReport& report);
+
+/// The error for an arena that exceeds `limit`: the peak step and node, the buffers live there
+/// and by how much the limit is exceeded, and whether any placement could meet it.
+Status arena_limit_error(const ArenaPlan& plan, int64_t limit);
 
 }  // namespace aotc

@@ -32,8 +32,13 @@ std::string tensor_defines(const std::string& uname, const std::string& kind,
     auto dims = static_dims(v.shape());
     int64_t bytes = *value_bytes(v);
     std::string macro = fmt::format("{}_{}{}", uname, upper_kind, k);
-    out += fmt::format("/* {} {} '{}': {} ({} bytes) */\n", kind, k, comment_text(v.name()),
-                       v.type().to_string(), bytes);
+    std::string layout;
+    if (dtype_bits(v.dtype()) < 8) {  // not ONNX's packing: packages keep one element per byte
+      layout = fmt::format("; one byte per element, the {}-bit code in its low bits",
+                           dtype_bits(v.dtype()));
+    }
+    out += fmt::format("/* {} {} '{}': {} ({} bytes{}) */\n", kind, k, comment_text(v.name()),
+                       v.type().to_string(), bytes, layout);
     out += fmt::format("#define {}_ONNX_DTYPE {}\n", macro, frontend::onnx_dtype(v.dtype()));
     out += fmt::format("#define {}_RANK {}\n", macro, dims.size());
     out += fmt::format("#define {}_DIMS {}\n", macro, dims.empty() ? "{0}" : int_list(dims));

@@ -39,6 +39,29 @@ std::string tensors_json(const std::vector<ReportTensor>& tensors) {
   return out + "  ]";
 }
 
+std::string memory_json(const CompileReport& r) {
+  std::string peak;
+  for (size_t i = 0; i < r.peak_buffers.size(); ++i) {
+    const ReportBuffer& b = r.peak_buffers[i];
+    peak += fmt::format("      {{\"name\": {}, \"bytes\": {}, \"offset\": {}}}{}\n",
+                        json_string(b.name), b.bytes, b.offset,
+                        i + 1 < r.peak_buffers.size() ? "," : "");
+  }
+  std::string out = "  \"memory\": {\n";
+  out += fmt::format("    \"arena_bytes\": {},\n", r.arena_bytes);
+  out += fmt::format("    \"lower_bound_bytes\": {},\n", r.arena_lower_bound_bytes);
+  out += fmt::format("    \"unshared_bytes\": {},\n", r.arena_unshared_bytes);
+  out += fmt::format("    \"buffers\": {},\n", r.arena_buffers);
+  out += fmt::format("    \"in_place\": {},\n", r.in_place);
+  out += fmt::format("    \"zero_copy_views\": {},\n", r.zero_copy_views);
+  out += fmt::format("    \"placement\": {},\n", json_string(r.placement));
+  out += fmt::format("    \"peak\": {{\"step\": {}, \"node\": {}, \"tensors\": [{}{}]}},\n",
+                     r.peak_step, json_string(r.peak_node), peak.empty() ? "" : "\n",
+                     peak.empty() ? "" : peak + "    ");
+  out += fmt::format("    \"timeline\": {}\n", json_string(r.memory_timeline));
+  return out + "  },\n";
+}
+
 }  // namespace
 
 std::string report_to_json(const CompileReport& r) {
@@ -54,10 +77,7 @@ std::string report_to_json(const CompileReport& r) {
   out += fmt::format("  \"kernels\": {},\n", r.kernels);
   out += fmt::format("  \"kernel_functions\": {},\n", r.kernel_functions);
   out += fmt::format("  \"ops\": {{{}}},\n", ops);
-  out += fmt::format(
-      "  \"memory\": {{\"arena_bytes\": {}, \"lower_bound_bytes\": {}, \"buffers\": {}, "
-      "\"zero_copy_views\": {}}},\n",
-      r.arena_bytes, r.arena_lower_bound_bytes, r.arena_buffers, r.zero_copy_views);
+  out += memory_json(r);
   out += fmt::format("  \"weights_bytes\": {},\n", r.weights_bytes);
   out += fmt::format("  \"weights\": {{\"constants\": {}, \"storage\": {}}},\n", r.weights_constants,
                      json_string(r.weights_storage));

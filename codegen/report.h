@@ -17,6 +17,13 @@ struct ReportTensor {
   std::vector<int64_t> shape;
 };
 
+/// One buffer live at the arena's peak.
+struct ReportBuffer {
+  std::string name;  ///< ArenaBuffer::label(): the tensor(s) or "scratch of <node>".
+  int64_t bytes = 0;
+  int64_t offset = 0;
+};
+
 struct CompileReport {
   std::string generated_by;  ///< The banner line; first key, so aotc can recognise its packages.
   std::string name;          ///< Package name.
@@ -28,9 +35,16 @@ struct CompileReport {
   int kernel_functions = 0;  ///< Distinct kernel functions emitted.
   std::map<std::string, int> ops;  ///< Nodes of the final graph per core op.
   int64_t arena_bytes = 0;
-  int64_t arena_lower_bound_bytes = 0;
+  int64_t arena_lower_bound_bytes = 0;  ///< The most bytes live at one step: no plan needs less.
+  int64_t arena_unshared_bytes = 0;     ///< What the arena would be if no buffer were reused.
   int arena_buffers = 0;
+  int in_place = 0;         ///< Results written over an operand that dies at their node.
   int zero_copy_views = 0;  ///< View nodes (Reshape, ...) that share their input's buffer.
+  std::string placement;    ///< The placement strategy that won.
+  int peak_step = 0;        ///< Kernel step (0-based) at which the most bytes are live.
+  std::string peak_node;    ///< The node run at that step.
+  std::vector<ReportBuffer> peak_buffers;  ///< The buffers live there, largest first.
+  std::string memory_timeline;             ///< Package file with the SVG timeline of the arena.
   int64_t weights_bytes = 0;
   int weights_constants = 0;
   std::string weights_storage;  ///< "none", "file", "file (zstd)" or "embedded".

@@ -1,12 +1,14 @@
 #include "frontend/tensor_proto.h"
 
+#include <fmt/ranges.h>
+#include <onnx/onnx_pb.h>
+
 #include <bit>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
-#include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
+#include "runtime_stub/aotc_dtypes.h"
 
 namespace aotc::frontend {
 
@@ -26,20 +28,50 @@ struct OnnxTypeInfo {
   std::optional<DType> dtype;
 };
 constexpr OnnxTypeInfo kOnnxTypes[] = {
-    {1, "FLOAT", DType::kFloat32},     {2, "UINT8", DType::kUInt8},
-    {3, "INT8", DType::kInt8},         {4, "UINT16", DType::kUInt16},
-    {5, "INT16", DType::kInt16},       {6, "INT32", DType::kInt32},
-    {7, "INT64", DType::kInt64},       {8, "STRING", std::nullopt},
-    {9, "BOOL", DType::kBool},         {10, "FLOAT16", DType::kFloat16},
-    {11, "DOUBLE", DType::kFloat64},   {12, "UINT32", DType::kUInt32},
-    {13, "UINT64", DType::kUInt64},    {14, "COMPLEX64", std::nullopt},
-    {15, "COMPLEX128", std::nullopt},  {16, "BFLOAT16", DType::kBFloat16},
-    {17, "FLOAT8E4M3FN", std::nullopt}, {18, "FLOAT8E4M3FNUZ", std::nullopt},
-    {19, "FLOAT8E5M2", std::nullopt},  {20, "FLOAT8E5M2FNUZ", std::nullopt},
-    {21, "UINT4", std::nullopt},       {22, "INT4", std::nullopt},
-    {23, "FLOAT4E2M1", std::nullopt},  {24, "FLOAT8E8M0", std::nullopt},
-    {25, "UINT2", std::nullopt},       {26, "INT2", std::nullopt},
+    {1, "FLOAT", DType::kFloat32},
+    {2, "UINT8", DType::kUInt8},
+    {3, "INT8", DType::kInt8},
+    {4, "UINT16", DType::kUInt16},
+    {5, "INT16", DType::kInt16},
+    {6, "INT32", DType::kInt32},
+    {7, "INT64", DType::kInt64},
+    {8, "STRING", std::nullopt},
+    {9, "BOOL", DType::kBool},
+    {10, "FLOAT16", DType::kFloat16},
+    {11, "DOUBLE", DType::kFloat64},
+    {12, "UINT32", DType::kUInt32},
+    {13, "UINT64", DType::kUInt64},
+    {14, "COMPLEX64", std::nullopt},
+    {15, "COMPLEX128", std::nullopt},
+    {16, "BFLOAT16", DType::kBFloat16},
+    {17, "FLOAT8E4M3FN", DType::kFloat8E4M3FN},
+    {18, "FLOAT8E4M3FNUZ", DType::kFloat8E4M3FNUZ},
+    {19, "FLOAT8E5M2", DType::kFloat8E5M2},
+    {20, "FLOAT8E5M2FNUZ", DType::kFloat8E5M2FNUZ},
+    {21, "UINT4", DType::kUInt4},
+    {22, "INT4", DType::kInt4},
+    {23, "FLOAT4E2M1", DType::kFloat4E2M1},
+    {24, "FLOAT8E8M0", DType::kFloat8E8M0},
+    {25, "UINT2", DType::kUInt2},
+    {26, "INT2", DType::kInt2},
 };
+
+/// Bytes of n elements in ONNX storage (raw_data, external data): 4- and 2-bit types are packed
+/// two and four per byte, low bits first, while TensorData keeps one element per byte.
+uint64_t onnx_storage_bytes(DType t, uint64_t n) {
+  int bits = dtype_bits(t);
+  return bits < 8 ? aotc_packed_bytes(n, bits) : n * static_cast<uint64_t>(dtype_size(t));
+}
+
+/// Copies ONNX-stored bytes (exactly onnx_storage_bytes) into the tensor, unpacking sub-byte types.
+void store_onnx_bytes(const uint8_t* bytes, TensorData& out) {
+  int bits = dtype_bits(out.dtype());
+  if (bits < 8) {
+    aotc_unpack_bits(bytes, out.mutable_bytes(), static_cast<uint64_t>(out.num_elements()), bits);
+  } else if (out.num_bytes() > 0) {
+    std::memcpy(out.mutable_bytes(), bytes, out.num_bytes());
+  }
+}
 
 std::string tensor_label(const onnx::TensorProto& p) {
   return p.name().empty() ? std::string("tensor") : fmt::format("tensor '{}'", p.name());
@@ -54,6 +86,17 @@ void copy_field(const Field& field, TensorData& out, Conv conv) {
 
 Status fill_from_typed_fields(const onnx::TensorProto& p, TensorData& out) {
   const int64_t n = out.num_elements();
+  if (dtype_bits(out.dtype()) < 8) {
+    // 4- and 2-bit types keep one packed byte per int32_data value (onnx.numpy_helper.to_array).
+    const int64_t packed = static_cast<int64_t>(onnx_storage_bytes(out.dtype(), n));
+    if (p.int32_data_size() != packed)
+      return invalid_model("{} has {} values in int32_data but {} {} needs {} packed bytes",
+                           tensor_label(p), p.int32_data_size(), dtype_name(out.dtype()),
+                           shape_to_string(make_shape(out.dims())), packed);
+    std::vector<uint8_t> bytes(p.int32_data().begin(), p.int32_data().end());
+    store_onnx_bytes(bytes.data(), out);
+    return Status::ok();
+  }
   auto check_count = [&](int64_t have, const char* field) -> Status {
     if (have != n)
       return invalid_model("{} has {} values in {} but its dims {} need {}", tensor_label(p), have,
@@ -101,7 +144,13 @@ Status fill_from_typed_fields(const onnx::TensorProto& p, TensorData& out) {
       AOTC_RETURN_IF_ERROR(check_count(p.int32_data_size(), "int32_data"));
       copy_field<uint16_t>(p.int32_data(), out, [](int32_t v) { return static_cast<uint16_t>(v); });
       break;
+    // The 8-bit floats also keep their bit pattern in int32_data.
     case DType::kUInt8:
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+    case DType::kFloat8E8M0:
       AOTC_RETURN_IF_ERROR(check_count(p.int32_data_size(), "int32_data"));
       copy_field<uint8_t>(p.int32_data(), out, [](int32_t v) { return static_cast<uint8_t>(v); });
       break;
@@ -109,16 +158,18 @@ Status fill_from_typed_fields(const onnx::TensorProto& p, TensorData& out) {
       AOTC_RETURN_IF_ERROR(check_count(p.int32_data_size(), "int32_data"));
       copy_field<bool>(p.int32_data(), out, [](int32_t v) { return v != 0; });
       break;
+    default:
+      AOTC_INTERNAL_ASSERT(false, "no typed field for {}", dtype_name(out.dtype()));
   }
   return Status::ok();
 }
 
 Status check_raw_size(const onnx::TensorProto& p, const TensorData& out, uint64_t have,
                       const char* where) {
-  if (have != out.num_bytes())
+  uint64_t need = onnx_storage_bytes(out.dtype(), static_cast<uint64_t>(out.num_elements()));
+  if (have != need)
     return invalid_model("{} has {} bytes of {} but {} {} needs {}", tensor_label(p), have, where,
-                         dtype_name(out.dtype()), shape_to_string(make_shape(out.dims())),
-                         out.num_bytes());
+                         dtype_name(out.dtype()), shape_to_string(make_shape(out.dims())), need);
   return Status::ok();
 }
 
@@ -190,9 +241,16 @@ Status fill_from_external(const onnx::TensorProto& p, const ExternalDataPolicy& 
   AOTC_RETURN_IF_ERROR(check_raw_size(p, out, count, "external data"));
   std::ifstream in(file, std::ios::binary);
   in.seekg(static_cast<std::streamoff>(offset));
-  if (count > 0 && !in.read(reinterpret_cast<char*>(out.mutable_bytes()), static_cast<std::streamsize>(count)))
+  std::vector<uint8_t> packed;  // sub-byte types are unpacked after reading
+  uint8_t* dst = out.mutable_bytes();
+  if (dtype_bits(out.dtype()) < 8) {
+    packed.resize(count);
+    dst = packed.data();
+  }
+  if (count > 0 && !in.read(reinterpret_cast<char*>(dst), static_cast<std::streamsize>(count)))
     return Status::error(ErrorKind::kIo, fmt::format("{}: reading external data '{}' failed",
                                                      tensor_label(p), location));
+  if (!packed.empty()) store_onnx_bytes(packed.data(), out);
   return Status::ok();
 }
 
@@ -236,7 +294,7 @@ Expected<TensorData> tensor_from_proto(const onnx::TensorProto& p, const Externa
     return invalid_model("{} has dims {}: more than 2^40 elements", tensor_label(p), fmt::join(dims, "x"));
   // Validate the stored size before allocating, so that a corrupt dim cannot make us allocate
   // terabytes for a tensor whose data is a few bytes.
-  const uint64_t need = static_cast<uint64_t>(n) * dtype_size(*dtype);
+  const uint64_t need = onnx_storage_bytes(*dtype, static_cast<uint64_t>(n));
   if (p.has_data_location() && p.data_location() == onnx::TensorProto::EXTERNAL) {
     TensorData out(*dtype, dims);
     AOTC_RETURN_IF_ERROR(fill_from_external(p, policy, out));
@@ -247,14 +305,16 @@ Expected<TensorData> tensor_from_proto(const onnx::TensorProto& p, const Externa
       return invalid_model("{} has {} bytes of raw_data but {} {} needs {}", tensor_label(p),
                            p.raw_data().size(), dtype_name(*dtype), fmt::join(dims, "x"), need);
     TensorData out(*dtype, dims);
-    if (need > 0) std::memcpy(out.mutable_bytes(), p.raw_data().data(), need);
+    store_onnx_bytes(reinterpret_cast<const uint8_t*>(p.raw_data().data()), out);
     return out;
   }
   int64_t stored = p.float_data_size() + p.int32_data_size() + p.int64_data_size() +
                    p.double_data_size() + p.uint64_data_size();
-  if (stored != n)
+  // Sub-byte types store one packed byte per value.
+  int64_t values = dtype_bits(*dtype) < 8 ? static_cast<int64_t>(need) : n;
+  if (stored != values)
     return invalid_model("{} stores {} values but its dims {} need {}", tensor_label(p), stored,
-                         fmt::join(dims, "x"), n);
+                         fmt::join(dims, "x"), values);
   TensorData out(*dtype, dims);
   AOTC_RETURN_IF_ERROR(fill_from_typed_fields(p, out));
   return out;
@@ -265,7 +325,16 @@ void tensor_to_proto(const TensorData& data, const std::string& name, onnx::Tens
   if (!name.empty()) proto->set_name(name);
   proto->set_data_type(onnx_dtype(data.dtype()));
   for (int64_t d : data.dims()) proto->add_dims(d);
-  proto->set_raw_data(data.bytes(), data.num_bytes());
+  int bits = dtype_bits(data.dtype());
+  if (bits < 8) {
+    std::string packed(onnx_storage_bytes(data.dtype(), static_cast<uint64_t>(data.num_elements())),
+                       '\0');
+    aotc_pack_bits(data.bytes(), reinterpret_cast<uint8_t*>(packed.data()),
+                   static_cast<uint64_t>(data.num_elements()), bits);
+    proto->set_raw_data(std::move(packed));
+  } else {
+    proto->set_raw_data(data.bytes(), data.num_bytes());
+  }
 }
 
 Expected<NamedTensor> read_tensor_file(const std::string& path) {

@@ -14,7 +14,7 @@ class TensorProto;
 namespace aotc::frontend {
 
 /// The IR dtype of an ONNX TensorProto.DataType number, or nullopt for types aotc does not
-/// support (string, complex, float8, int4, ... and numbers unknown to this build).
+/// support (string, complex and numbers unknown to this build).
 std::optional<DType> dtype_from_onnx(int onnx_type);
 /// The TensorProto.DataType number of an IR dtype.
 int onnx_dtype(DType t);
@@ -32,11 +32,13 @@ struct ExternalDataPolicy {
 };
 
 /// Decodes a TensorProto: typed fields or little-endian raw_data, or external data (resolved
-/// under policy.base_dir). Errors name the tensor ("tensor 'w': ...") but not the model.
+/// under policy.base_dir). 4- and 2-bit types, packed in ONNX storage, are unpacked to one element
+/// per byte. Errors name the tensor ("tensor 'w': ...") but not the model.
 Expected<TensorData> tensor_from_proto(const onnx::TensorProto& proto,
                                        const ExternalDataPolicy& policy = {});
 
-/// Encodes a tensor as a TensorProto with raw_data (little endian).
+/// Encodes a tensor as a TensorProto with raw_data (little endian; 4- and 2-bit types packed as
+/// ONNX stores them).
 void tensor_to_proto(const TensorData& data, const std::string& name, onnx::TensorProto* proto);
 
 /// A tensor read from a `.pb` file and the name stored in it (may be empty).

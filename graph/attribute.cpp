@@ -1,5 +1,7 @@
 #include "graph/attribute.h"
 
+#include "graph/graph.h"
+#include "graph/ir_text.h"
 #include "graph/status.h"
 
 namespace aotc {
@@ -42,6 +44,19 @@ std::vector<std::string> Attributes::get_strings(const std::string& name) const 
 }
 const TensorData* Attributes::get_tensor(const std::string& name) const {
   return typed<TensorData>(*this, name);
+}
+
+const Graph* Attributes::get_graph(const std::string& name) const {
+  const GraphAttr* g = typed<GraphAttr>(*this, name);
+  return g ? g->graph.get() : nullptr;
+}
+
+bool GraphAttr::operator==(const GraphAttr& other) const {
+  if (graph == other.graph) return true;
+  if (!graph || !other.graph) return false;
+  PrintOptions all;
+  all.max_constant_elements = INT64_MAX;
+  return print_graph(*graph, all) == print_graph(*other.graph, all);
 }
 
 }  // namespace aotc

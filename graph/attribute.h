@@ -3,6 +3,7 @@
 /// deterministic.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -12,8 +13,19 @@
 
 namespace aotc {
 
-using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
-                               std::vector<double>, std::vector<std::string>, TensorData>;
+class Graph;
+
+/// A graph held by an attribute: the body of a Fused kernel (graph/ops/fused.h). Immutable once
+/// built, shared between copies of the attribute, and compared by structure (its printed form),
+/// so that equal attributes mean equal computations.
+struct GraphAttr {
+  std::shared_ptr<const Graph> graph;
+  bool operator==(const GraphAttr& other) const;
+};
+
+using AttrValue =
+    std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                 std::vector<std::string>, TensorData, GraphAttr>;
 
 class Attributes {
  public:
@@ -36,6 +48,8 @@ class Attributes {
   std::vector<double> get_floats(const std::string& name, std::vector<double> def = {}) const;
   std::vector<std::string> get_strings(const std::string& name) const;
   const TensorData* get_tensor(const std::string& name) const;
+  /// The graph of a graph attribute, or nullptr when absent.
+  const Graph* get_graph(const std::string& name) const;
 
   bool operator==(const Attributes& other) const { return values_ == other.values_; }
 

@@ -32,6 +32,7 @@ class Parser {
  public:
   explicit Parser(std::string_view text) : text_(text) {}
 
+  /// The whole text as one graph.
   Expected<std::unique_ptr<Graph>> parse();
   /// The whole text as one attribute value.
   Expected<AttrValue> parse_single_attribute(AttrKind kind) {
@@ -123,6 +124,8 @@ class Parser {
   Expected<Attributes> parse_attr_dict(const OpDef& def);
 
   // ---- Statements ----
+  /// One graph starting at the current position, up to and including its closing '}'.
+  Expected<std::unique_ptr<Graph>> parse_graph_here();
   Expected<Value*> parse_operand();
   Status parse_statement(Graph& g);
   Status define(const std::string& name, size_t pos) {
@@ -314,6 +317,12 @@ Status Parser::store_element(TensorData& data, int64_t i, const NumberToken& tok
     if (dt == DType::kFloat32) {
       // strtof, not strtod + cast: the printed text is the shortest that reads back as this float.
       data.mutable_data<float>()[i] = std::strtof(tok.text.c_str(), nullptr);
+    } else if (is_storage_only(dt)) {
+      // Not Cast's defaults: saturation would turn f8e5m2's inf into its max, and rounding up
+      // f8e8m0's smallest value (2^-127, a float subnormal) into the next. This mode is exact for
+      // every value the type holds.
+      CastMode exact{.saturate = false, .e8m0_rounding = E8M0Rounding::kNearest};
+      data.set_double(i, std::strtod(tok.text.c_str(), nullptr), exact);
     } else {
       data.set_double(i, std::strtod(tok.text.c_str(), nullptr));
     }
@@ -338,6 +347,18 @@ Status Parser::store_element(TensorData& data, int64_t i, const NumberToken& tok
     case DType::kUInt8: lo = 0, hi = UINT8_MAX; break;
     case DType::kUInt16: lo = 0, hi = UINT16_MAX; break;
     case DType::kUInt32: lo = 0, hi = UINT32_MAX; break;
+    case DType::kInt4:
+      lo = -8, hi = 7;
+      break;
+    case DType::kUInt4:
+      lo = 0, hi = 15;
+      break;
+    case DType::kInt2:
+      lo = -2, hi = 1;
+      break;
+    case DType::kUInt2:
+      lo = 0, hi = 3;
+      break;
     default: break;
   }
   if (errno == ERANGE || v < lo || v > hi)
@@ -435,6 +456,15 @@ Expected<AttrValue> Parser::parse_attr_value(const AttrSpec* spec) {
       if (errno == ERANGE) return error_at(t.pos, fmt::format("{} does not fit in i64", t.text));
     }
     return AttrValue(std::move(v));
+  }
+  if (peek_word() == "graph") {
+    // A nested graph: parsed by a parser of its own (values are local to the body) that
+    // continues at this position, so errors keep the file's line and column.
+    Parser body(text_);
+    body.pos_ = pos_;
+    AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, body.parse_graph_here());
+    pos_ = body.pos_;
+    return AttrValue(GraphAttr{std::shared_ptr<const Graph>(std::move(g))});
   }
   if (parse_dtype(peek_word())) {
     size_t type_pos = skip();
@@ -558,6 +588,12 @@ Status Parser::parse_statement(Graph& g) {
 }
 
 Expected<std::unique_ptr<Graph>> Parser::parse() {
+  AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, parse_graph_here());
+  if (!at_end()) return error(fmt::format("unexpected {} after the graph", describe_here()));
+  return g;
+}
+
+Expected<std::unique_ptr<Graph>> Parser::parse_graph_here() {
   auto g = std::make_unique<Graph>();
   graph_ = g.get();
   if (!consume_keyword("graph")) return error(fmt::format("expected 'graph', found {}", describe_here()));
@@ -613,7 +649,6 @@ Expected<std::unique_ptr<Graph>> Parser::parse() {
     } while (consume(','));
   }
   AOTC_RETURN_IF_ERROR(expect('}', "to close the graph body"));
-  if (!at_end()) return error(fmt::format("unexpected {} after the graph", describe_here()));
 
   if (rets.size() != declared.size()) {
     return error_at(ret_pos, fmt::format("'return' lists {} values but the signature declares {}",

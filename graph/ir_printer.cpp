@@ -61,8 +61,9 @@ std::string print_double(double v) {
   return s;
 }
 
-// Same for float storage (f32, and f16/bf16 whose values are exactly representable as floats):
-// the shortest float text round-trips through strtof, and through strtod plus rounding to half.
+// Same for float storage (f32, and f16/bf16/float8/float4 whose values are exactly floats):
+// the shortest float text round-trips through strtof, and through strtod plus rounding to the
+// narrower type.
 std::string print_float(float v) {
   if (std::isnan(v) || std::isinf(v)) return print_double(v);
   std::string s = fmt::format("{}", v);
@@ -72,13 +73,14 @@ std::string print_float(float v) {
 
 std::string print_element(const TensorData& d, int64_t i) {
   switch (d.dtype()) {
-    case DType::kFloat64: return print_double(d.data<double>()[i]);
-    case DType::kFloat32:
-    case DType::kFloat16:
-    case DType::kBFloat16: return print_float(static_cast<float>(d.get_double(i)));
+    case DType::kFloat64:
+      return print_double(d.data<double>()[i]);
     case DType::kBool: return d.data<bool>()[i] ? "true" : "false";
     case DType::kUInt64: return std::to_string(d.data<uint64_t>()[i]);
-    default: return std::to_string(d.get_int64(i));
+    default:
+      // f32, f16, bf16 and the float8/float4 types: every value is exactly a float.
+      if (is_float(d.dtype())) return print_float(static_cast<float>(d.get_double(i)));
+      return std::to_string(d.get_int64(i));
   }
 }
 
@@ -111,9 +113,24 @@ std::string print_attr_impl(const AttrValue& v) {
           std::vector<std::string> parts;
           for (const std::string& s : x) parts.push_back(quote(s));
           return fmt::format("[{}]", fmt::join(parts, ", "));
-        } else {
+        } else if constexpr (std::is_same_v<T, TensorData>) {
           // Attribute tensors are part of the op's meaning: always print their values.
           return print_type(x.type()) + " " + print_tensor_data(x, INT64_MAX);
+        } else {
+          // A nested graph (a Fused kernel's body), indented one level deeper than the node that
+          // holds it; its constants are part of its meaning, so they print in full too.
+          PrintOptions all;
+          all.max_constant_elements = INT64_MAX;
+          std::string text = print_graph(*x.graph, all);
+          std::string out;
+          for (size_t start = 0; start < text.size();) {
+            size_t end = text.find('\n', start);
+            if (end == std::string::npos) end = text.size();
+            if (start > 0) out += "\n  ";
+            out += text.substr(start, end - start);
+            start = end + 1;
+          }
+          return out;
         }
       },
       v);

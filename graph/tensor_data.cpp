@@ -6,6 +6,7 @@
 
 #include "graph/float16.h"
 #include "graph/status.h"
+#include "runtime_stub/aotc_dtypes.h"
 
 namespace aotc {
 namespace {
@@ -32,28 +33,96 @@ auto visit_dtype(DType t, F&& f) {
     case DType::kUInt32: return f(uint32_t{});
     case DType::kUInt64: return f(uint64_t{});
     case DType::kBool: return f(bool{});
-    case DType::kFloat16:
-    case DType::kBFloat16: break;
+    default:
+      break;  // f16, bf16 and the storage-only types have no C++ arithmetic type
   }
-  AOTC_INTERNAL_ASSERT(false, "visit_dtype on 16-bit float");
+  AOTC_INTERNAL_ASSERT(false, "visit_dtype on {}", dtype_name(t));
   return f(float{});
 }
 
-// Converts a double to an integer type the way a saturating-free C cast does, but without
-// undefined behaviour for NaN/inf/out-of-range inputs.
+// Converts a double to an arithmetic type as a C cast would, but without undefined behaviour for
+// NaN, infinite or out-of-range inputs: truncation toward zero, clamped to the 64-bit range and
+// then wrapped to narrower integers (the same helpers generated code uses).
 template <typename T>
 T double_to(double v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v != 0.0;
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(v);
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<T>(aotc_double_to_int64(v));
   } else {
-    if (std::isnan(v)) return T(0);
-    if (v >= 9.2233720368547758e18) return static_cast<T>(std::is_signed_v<T> ? INT64_MAX : (v >= 1.8446744073709552e19 ? UINT64_MAX : static_cast<uint64_t>(v)));
-    if (v <= -9.2233720368547758e18) return static_cast<T>(INT64_MIN);
-    if constexpr (std::is_signed_v<T>) return static_cast<T>(static_cast<int64_t>(v));
-    else return static_cast<T>(v < 0 ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v));
+    return static_cast<T>(aotc_double_to_uint64(v));
   }
+}
+
+// The value of the code of a storage-only element (exact).
+double decode_storage_only(DType t, uint8_t code) {
+  switch (t) {
+    case DType::kFloat8E4M3FN:
+      return aotc_f8e4m3fn_to_float(code);
+    case DType::kFloat8E4M3FNUZ:
+      return aotc_f8e4m3fnuz_to_float(code);
+    case DType::kFloat8E5M2:
+      return aotc_f8e5m2_to_float(code);
+    case DType::kFloat8E5M2FNUZ:
+      return aotc_f8e5m2fnuz_to_float(code);
+    case DType::kFloat8E8M0:
+      return aotc_f8e8m0_to_float(code);
+    case DType::kFloat4E2M1:
+      return aotc_f4e2m1_to_float(code);
+    case DType::kInt4:
+      return aotc_i4_to_int(code);
+    case DType::kUInt4:
+      return aotc_u4_to_int(code);
+    case DType::kInt2:
+      return aotc_i2_to_int(code);
+    case DType::kUInt2:
+      return aotc_u2_to_int(code);
+    default:
+      AOTC_INTERNAL_ASSERT(false, "{} is not storage-only", dtype_name(t));
+  }
+  return 0;
+}
+
+int e8m0_round_mode(E8M0Rounding r) {
+  switch (r) {
+    case E8M0Rounding::kUp:
+      return AOTC_E8M0_ROUND_UP;
+    case E8M0Rounding::kDown:
+      return AOTC_E8M0_ROUND_DOWN;
+    case E8M0Rounding::kNearest:
+      return AOTC_E8M0_ROUND_NEAREST;
+  }
+  return AOTC_E8M0_ROUND_UP;
+}
+
+// The code of v in a storage-only float type. The value goes through float first, as ml_dtypes
+// (the ONNX reference) does.
+uint8_t encode_small_float(DType t, double v, const CastMode& mode) {
+  float f = static_cast<float>(v);
+  switch (t) {
+    case DType::kFloat8E4M3FN:
+      return aotc_f8e4m3fn_from_float(f, mode.saturate);
+    case DType::kFloat8E4M3FNUZ:
+      return aotc_f8e4m3fnuz_from_float(f, mode.saturate);
+    case DType::kFloat8E5M2:
+      return aotc_f8e5m2_from_float(f, mode.saturate);
+    case DType::kFloat8E5M2FNUZ:
+      return aotc_f8e5m2fnuz_from_float(f, mode.saturate);
+    case DType::kFloat8E8M0:
+      return aotc_f8e8m0_from_float(f, mode.saturate, e8m0_round_mode(mode.e8m0_rounding));
+    case DType::kFloat4E2M1:
+      return aotc_f4e2m1_from_float(f);
+    default:
+      AOTC_INTERNAL_ASSERT(false, "{} is not a storage-only float", dtype_name(t));
+  }
+  return 0;
+}
+
+// The code of integer v narrowed to a 4- or 2-bit type (wrapping).
+uint8_t encode_small_int(DType t, int64_t v) {
+  return dtype_bits(t) == 4 ? aotc_int_to_4bit(v) : aotc_int_to_2bit(v);
 }
 
 }  // namespace
@@ -79,6 +148,7 @@ uint8_t* TensorData::mutable_bytes() {
 }
 
 double TensorData::get_double(int64_t i) const {
+  if (is_storage_only(dtype_)) return decode_storage_only(dtype_, data<uint8_t>()[i]);
   if (dtype_ == DType::kFloat16) return half_to_float(data<uint16_t>()[i]);
   if (dtype_ == DType::kBFloat16) return bfloat16_to_float(data<uint16_t>()[i]);
   return visit_dtype(dtype_, [&](auto tag) {
@@ -89,14 +159,20 @@ double TensorData::get_double(int64_t i) const {
 
 int64_t TensorData::get_int64(int64_t i) const {
   if (is_float(dtype_)) return double_to<int64_t>(get_double(i));
+  if (is_storage_only(dtype_)) return static_cast<int64_t>(get_double(i));  // 4/2-bit: exact
   return visit_dtype(dtype_, [&](auto tag) {
     using T = decltype(tag);
     return static_cast<int64_t>(data<T>()[i]);
   });
 }
 
-void TensorData::set_double(int64_t i, double v) {
-  if (dtype_ == DType::kFloat16) {
+void TensorData::set_double(int64_t i, double v) { set_double(i, v, CastMode{}); }
+
+void TensorData::set_double(int64_t i, double v, const CastMode& mode) {
+  if (is_storage_only(dtype_)) {
+    mutable_data<uint8_t>()[i] = is_float(dtype_) ? encode_small_float(dtype_, v, mode)
+                                                  : encode_small_int(dtype_, double_to<int64_t>(v));
+  } else if (dtype_ == DType::kFloat16) {
     mutable_data<uint16_t>()[i] = float_to_half(static_cast<float>(v));
   } else if (dtype_ == DType::kBFloat16) {
     mutable_data<uint16_t>()[i] = float_to_bfloat16(static_cast<float>(v));
@@ -112,6 +188,8 @@ void TensorData::set_double(int64_t i, double v) {
 void TensorData::set_int64(int64_t i, int64_t v) {
   if (is_float(dtype_)) {
     set_double(i, static_cast<double>(v));
+  } else if (is_storage_only(dtype_)) {
+    mutable_data<uint8_t>()[i] = encode_small_int(dtype_, v);
   } else {
     visit_dtype(dtype_, [&](auto tag) {
       using T = decltype(tag);
@@ -167,12 +245,13 @@ TensorData TensorData::reshaped(std::vector<int64_t> dims) const {
   return t;
 }
 
-TensorData TensorData::cast(DType to) const {
+TensorData TensorData::cast(DType to, const CastMode& mode) const {
   TensorData out(to, dims_);
   bool int_path = !is_float(dtype_) && !is_float(to);
   for (int64_t i = 0; i < num_elements_; ++i) {
     if (int_path) out.set_int64(i, get_int64(i));
-    else out.set_double(i, get_double(i));
+    else
+      out.set_double(i, get_double(i), mode);
   }
   return out;
 }

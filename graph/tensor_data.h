@@ -1,6 +1,8 @@
 #pragma once
 /// Constant tensor contents: an immutable, 64-byte aligned buffer with shared ownership, so
-/// constants can be copied between graphs and folded values cheaply.
+/// constants can be copied between graphs and folded values cheaply. Elements are stored as
+/// packages store them: storage-only types (float8, 4/2-bit) take one byte each, the code in the
+/// low bits and the other bits zero, so byte equality is value equality.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -34,13 +36,19 @@ class TensorData {
   template <typename T>
   T* mutable_data() { return reinterpret_cast<T*>(mutable_bytes()); }
 
-  /// Element i converted to double (floats, ints and bool); f16/bf16 are decoded.
+  /// Element i converted to double (floats, ints and bool); f16/bf16 and the storage-only types
+  /// are decoded.
   double get_double(int64_t i) const;
-  /// Element i converted to int64 (floats are truncated toward zero, as a C cast does).
+  /// Element i converted to int64 (floats are truncated toward zero, as a C cast does; NaN is 0
+  /// and out-of-range values clamp to the int64 range).
   int64_t get_int64(int64_t i) const;
-  /// Stores v into element i, converting to the dtype as a C cast would (f16/bf16 round to
-  /// nearest even).
+  /// Stores v into element i, converting to the dtype as ONNX Cast with default attributes
+  /// would: floats round to nearest even (float8 saturating, float8e8m0 rounding up), integers
+  /// truncate toward zero and wrap to their width.
   void set_double(int64_t i, double v);
+  /// As above with Cast's saturate and round_mode for the float8 types.
+  void set_double(int64_t i, double v, const CastMode& mode);
+  /// Stores integer v, wrapping to integer dtypes' width (modulo 2^bits).
   void set_int64(int64_t i, int64_t v);
 
   /// All elements as int64 (for shape-like tensors).
@@ -56,8 +64,9 @@ class TensorData {
   static TensorData filled(DType dtype, std::vector<int64_t> dims, double value);
   /// A copy with new dims (same element count) sharing the buffer.
   TensorData reshaped(std::vector<int64_t> dims) const;
-  /// Elementwise conversion to another dtype (C cast semantics).
-  TensorData cast(DType to) const;
+  /// Elementwise conversion to another dtype with the semantics of ONNX Cast (see set_double;
+  /// integer to integer wraps exactly, without going through double).
+  TensorData cast(DType to, const CastMode& mode = {}) const;
 
   /// Bytewise equality of dtype, dims and contents.
   bool operator==(const TensorData& other) const;

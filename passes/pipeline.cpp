@@ -22,7 +22,11 @@ const PipelineStep kPipeline[] = {
     {"fold-shapes",              "static shapes turn Shape/Size into constants, so the Reshape/Expand targets computed from them become known"},
     {"fold-constants",           "evaluates what now depends only on constants: weights built by ConstantOfShape, the shape arithmetic, Cast/Transpose of weights"},
     {"fold-batchnorm-into-conv", "needs the BatchNormalization parameters as constants, which the folds above produce; saves a pass over every activation"},
-    {"remove-dead-code",         "last: drops what the folds orphaned (shape subgraphs, original weights of folded BatchNorms)"},
+    {"remove-dead-code",         "drops what the folds orphaned (shape subgraphs, original weights of folded BatchNorms) before fusion looks at uses"},
+    {"fuse-softmax",             "recognised before generic fusion, which would otherwise split the pattern into loops"},
+    {"fuse-layer-norm",          "likewise; after fuse-softmax, which shares none of its nodes"},
+    {"fuse-epilogues",           "after folding, so BatchNorms are already inside the Conv weights; before fuse-elementwise, so bias and activations ride on the Conv/MatMul store"},
+    {"fuse-elementwise",         "last: what is left of elementwise chains runs as one loop each; the kernels are final from here on"},
 };
 // clang-format on
 

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <numeric>
-#include <queue>
-#include <set>
+#include <optional>
 
 #include "graph/ops/op_registry.h"
 
@@ -14,125 +12,7 @@ namespace {
 
 int64_t align_up(int64_t n, int64_t alignment) { return (n + alignment - 1) & ~(alignment - 1); }
 
-bool lifetimes_intersect(const BufferRequest& a, const BufferRequest& b) {
-  return a.first <= b.last && b.first <= a.last;
-}
-
 }  // namespace
-
-ArenaLayout place_buffers(const std::vector<BufferRequest>& requests, int64_t alignment) {
-  AOTC_INTERNAL_ASSERT(alignment > 0 && (alignment & (alignment - 1)) == 0,
-                       "alignment {} is not a power of two", alignment);
-  ArenaLayout layout;
-  layout.offsets.assign(requests.size(), 0);
-
-  // Big buffers first: they are the hardest to fit, and small ones fill the gaps they leave.
-  std::vector<size_t> order(requests.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (requests[a].bytes != requests[b].bytes) return requests[a].bytes > requests[b].bytes;
-    return requests[a].first < requests[b].first;
-  });
-
-  // Placed buffers ordered by offset, so first fit is one scan over the conflicting ones.
-  std::vector<size_t> placed;
-  int64_t end = 0;
-  for (size_t r : order) {
-    const BufferRequest& req = requests[r];
-    if (req.bytes == 0) continue;  // Occupies nothing; offset 0 is as good as any.
-    int64_t candidate = 0;
-    for (size_t p : placed) {
-      if (!lifetimes_intersect(req, requests[p])) continue;
-      int64_t p_begin = layout.offsets[p], p_end = p_begin + requests[p].bytes;
-      if (candidate + req.bytes <= p_begin) break;  // The gap before p is big enough.
-      candidate = std::max(candidate, align_up(p_end, alignment));
-    }
-    layout.offsets[r] = candidate;
-    end = std::max(end, candidate + req.bytes);
-    auto pos = std::upper_bound(placed.begin(), placed.end(), candidate,
-                                [&](int64_t off, size_t p) { return off < layout.offsets[p]; });
-    placed.insert(pos, r);
-  }
-  layout.total_bytes = align_up(end, alignment);
-  layout.lower_bound_bytes = live_bytes_lower_bound(requests, alignment);
-  return layout;
-}
-
-int64_t live_bytes_lower_bound(const std::vector<BufferRequest>& requests, int64_t alignment) {
-  // Sweep over step boundaries: +size at `first`, -size after `last`.
-  std::vector<std::pair<int64_t, int64_t>> events;  // (step * 2 + kind, delta); kind 0 = end
-  events.reserve(requests.size() * 2);
-  for (const BufferRequest& r : requests) {
-    int64_t size = align_up(r.bytes, alignment);
-    if (size == 0) continue;
-    events.push_back({int64_t{r.first} * 2 + 1, size});
-    events.push_back({(int64_t{r.last} + 1) * 2, -size});
-  }
-  // Ends sort before starts of the same step, so a buffer freed after step s and one allocated
-  // at step s + 1 are never counted together.
-  std::sort(events.begin(), events.end());
-  int64_t live = 0, peak = 0;
-  for (auto& [key, delta] : events) {
-    live += delta;
-    peak = std::max(peak, live);
-  }
-  return peak;
-}
-
-Status check_arena_layout(const std::vector<BufferRequest>& requests, const ArenaLayout& layout,
-                          int64_t alignment) {
-  if (layout.offsets.size() != requests.size()) {
-    return internal_error("arena layout has {} offsets for {} buffers", layout.offsets.size(),
-                          requests.size());
-  }
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const BufferRequest& r = requests[i];
-    int64_t off = layout.offsets[i];
-    if (r.first > r.last) return internal_error("buffer {} dies (step {}) before it is born (step {})", i, r.last, r.first);
-    if (off < 0 || off % alignment != 0) return internal_error("buffer {} at offset {} is not {}-byte aligned", i, off, alignment);
-    if (off + r.bytes > layout.total_bytes) {
-      return internal_error("buffer {} [{}, {}) exceeds the arena of {} bytes", i, off, off + r.bytes,
-                            layout.total_bytes);
-    }
-  }
-
-  std::vector<size_t> by_first;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    if (requests[i].bytes > 0) by_first.push_back(i);
-  }
-  std::stable_sort(by_first.begin(), by_first.end(),
-                   [&](size_t a, size_t b) { return requests[a].first < requests[b].first; });
-  // Live buffers ordered by offset. They never overlap (that is what is being proved), so a new
-  // buffer can only collide with its neighbours in this order.
-  std::set<std::pair<int64_t, size_t>> live;
-  using Expiry = std::pair<int, size_t>;  // (last step, buffer)
-  std::priority_queue<Expiry, std::vector<Expiry>, std::greater<Expiry>> expiries;
-  for (size_t i : by_first) {
-    const BufferRequest& r = requests[i];
-    while (!expiries.empty() && expiries.top().first < r.first) {
-      size_t dead = expiries.top().second;
-      live.erase({layout.offsets[dead], dead});
-      expiries.pop();
-    }
-    int64_t begin = layout.offsets[i], end = begin + r.bytes;
-    auto conflict = [&](size_t other) {
-      const BufferRequest& o = requests[other];
-      return internal_error(
-          "arena buffers {} [{}, {}) live at steps {}..{} and {} [{}, {}) live at steps {}..{} overlap",
-          i, begin, end, r.first, r.last, other, layout.offsets[other],
-          layout.offsets[other] + o.bytes, o.first, o.last);
-    };
-    auto next = live.lower_bound({begin, 0});
-    if (next != live.end() && next->first < end) return conflict(next->second);
-    if (next != live.begin()) {
-      auto prev = std::prev(next);
-      if (prev->first + requests[prev->second].bytes > begin) return conflict(prev->second);
-    }
-    live.insert({begin, i});
-    expiries.push({r.last, i});
-  }
-  return Status::ok();
-}
 
 Expected<int64_t> value_bytes(const Value& v) {
   if (!is_static(v.shape())) {
@@ -165,11 +45,32 @@ bool is_zero_copy_view(const Graph& graph, const Node& n) {
 
 }  // namespace
 
-Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment) {
+std::string ArenaBuffer::label() const {
+  if (scratch_of) return "scratch of " + scratch_of->name();
+  std::string out;
+  for (const Value* v : values) out += (out.empty() ? "" : " > ") + v->name();
+  return out;
+}
+
+std::vector<int> ArenaPlan::live_at(int step) const {
+  std::vector<int> out;
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (buffers[i].first <= step && step <= buffers[i].last && buffers[i].bytes > 0)
+      out.push_back(static_cast<int>(i));
+  std::stable_sort(out.begin(), out.end(),
+                   [&](int a, int b) { return buffers[a].bytes > buffers[b].bytes; });
+  return out;
+}
+
+Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment,
+                               const ScratchFn& scratch_bytes) {
   ArenaPlan plan;
   std::vector<Node*> nodes = graph.nodes();
   std::unordered_map<const Node*, int> step;
-  for (size_t i = 0; i < nodes.size(); ++i) step[nodes[i]] = static_cast<int>(i);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    step[nodes[i]] = static_cast<int>(i);
+    plan.schedule.push_back(nodes[i]);
+  }
   auto last_use = [&](const Value* v, int def_step) {
     int last = def_step;  // A value nobody reads (an unused optional output) is still written.
     for (const Use& u : v->uses()) {
@@ -179,37 +80,100 @@ Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment) {
     }
     return last;
   };
+  // The sizes are summed (unshared_bytes) with overflow checks; every offset the placement can
+  // produce is at most that sum, so nothing below overflows once it fits.
+  int64_t unshared = 0;
+  auto add_unshared = [&](int64_t bytes, const std::string& what) -> Status {
+    if (__builtin_add_overflow(unshared, align_up(bytes, alignment), &unshared))
+      return Status::error(
+          ErrorKind::kResourceLimit,
+          fmt::format("the intermediate tensors need more than 2^63 bytes in total (at {})", what));
+    return Status::ok();
+  };
 
-  std::vector<BufferRequest> requests;
-  std::vector<const Value*> owners;
-  std::unordered_map<const Value*, size_t> request_of;
+  std::unordered_map<const Value*, size_t> buffer_of;
+  auto root_of = [&](const Value* v) {
+    auto it = plan.views.find(v);
+    return it == plan.views.end() ? v : it->second;
+  };
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = *nodes[i];
+    const int at = static_cast<int>(i);
     if (is_zero_copy_view(graph, n)) {
-      const Value* root = n.input(0);
-      if (auto it = plan.views.find(root); it != plan.views.end()) root = it->second;
+      const Value* root = root_of(n.input(0));
       plan.views[n.output(0)] = root;
-      if (auto it = request_of.find(root); it != request_of.end()) {
-        BufferRequest& r = requests[it->second];
-        r.last = std::max(r.last, last_use(n.output(0), static_cast<int>(i)));
+      if (auto it = buffer_of.find(root); it != buffer_of.end()) {
+        ArenaBuffer& b = plan.buffers[it->second];
+        b.last = std::max(b.last, last_use(n.output(0), at));
       }
       continue;
     }
+    // A result may take over an operand's buffer that dies here (in place), when no other
+    // operand reads that buffer in a way the kernel does not promise to keep to.
+    std::vector<int> in_place;
+    if (n.num_outputs() == 1 && !graph.is_graph_output(n.output(0)))
+      in_place = in_place_operands(n);
     for (const Value* v : n.outputs()) {
       if (graph.is_graph_output(v)) continue;
       AOTC_ASSIGN_OR_RETURN(int64_t bytes, value_bytes(*v));
-      request_of[v] = requests.size();
-      requests.push_back(BufferRequest{bytes, static_cast<int>(i), last_use(v, static_cast<int>(i))});
-      owners.push_back(v);
+      AOTC_RETURN_IF_ERROR(add_unshared(bytes, v->name()));
+      std::optional<size_t> reuse;
+      for (int k : in_place) {
+        auto it = buffer_of.find(root_of(n.input(k)));
+        if (it == buffer_of.end()) continue;
+        const ArenaBuffer& b = plan.buffers[it->second];
+        if (b.last != at || b.bytes != bytes || b.scratch_of) continue;
+        bool others_read_it = false;
+        for (int j = 0; j < n.num_inputs(); ++j) {
+          const Value* u = n.input(j);
+          bool offered = std::find(in_place.begin(), in_place.end(), j) != in_place.end();
+          if (u && !offered && buffer_of.count(root_of(u)) &&
+              buffer_of.at(root_of(u)) == it->second)
+            others_read_it = true;
+        }
+        if (!others_read_it) {
+          reuse = it->second;
+          break;
+        }
+      }
+      if (reuse) {
+        ArenaBuffer& b = plan.buffers[*reuse];
+        b.values.push_back(v);
+        b.last = last_use(v, at);
+        buffer_of[v] = *reuse;
+        ++plan.in_place;
+        continue;
+      }
+      buffer_of[v] = plan.buffers.size();
+      plan.buffers.push_back(ArenaBuffer{{v}, nullptr, bytes, 0, at, last_use(v, at)});
+    }
+    if (scratch_bytes) {
+      AOTC_ASSIGN_OR_RETURN(int64_t bytes, scratch_bytes(n));
+      if (bytes > 0) {
+        AOTC_RETURN_IF_ERROR(add_unshared(bytes, "the scratch of " + n.name()));
+        plan.buffers.push_back(ArenaBuffer{{}, &n, bytes, 0, at, at});
+      }
     }
   }
 
+  std::vector<BufferRequest> requests;
+  for (const ArenaBuffer& b : plan.buffers)
+    requests.push_back(BufferRequest{b.bytes, b.first, b.last});
   ArenaLayout layout = place_buffers(requests, alignment);
+  // Every plan is proved free of overlapping live buffers before anything uses it.
   AOTC_RETURN_IF_ERROR(check_arena_layout(requests, layout, alignment));
-  for (size_t i = 0; i < owners.size(); ++i) plan.offsets[owners[i]] = layout.offsets[i];
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    ArenaBuffer& b = plan.buffers[i];
+    b.offset = layout.offsets[i];
+    for (const Value* v : b.values) plan.offsets[v] = b.offset;
+    if (b.scratch_of) plan.scratch_offsets[b.scratch_of] = b.offset;
+  }
   plan.arena_bytes = layout.total_bytes;
   plan.lower_bound_bytes = layout.lower_bound_bytes;
-  plan.num_buffers = static_cast<int>(requests.size());
+  plan.unshared_bytes = unshared;
+  plan.num_buffers = static_cast<int>(plan.buffers.size());
+  plan.peak_step = peak_step(requests, alignment);
+  plan.placement = layout.strategy;
   return plan;
 }
 

@@ -3,65 +3,71 @@
 /// caller-provided arena, so generated code never allocates. Constants get fixed offsets in the
 /// weights blob. Graph inputs and outputs live in the caller's own buffers and are not planned.
 ///
-/// The arena planner works on an abstract trace (buffer sizes and live step ranges) so that it
-/// can be tested on random traces without building graphs; plan_arena() builds that trace from
-/// the node schedule.
+/// The arena planner works on an abstract trace (buffer sizes and live step ranges, placed by
+/// arena_placement.h) so that it can be tested on traces without building graphs; plan_arena()
+/// builds that trace from the node schedule.
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "graph/graph.h"
 #include "graph/status.h"
+#include "passes/arena_placement.h"
 
 namespace aotc {
 
-/// One buffer to place: `bytes` long, live from step `first` to step `last` inclusive (a value is
-/// live from the node that writes it to the last node that reads it).
-struct BufferRequest {
+/// One buffer of the arena: a tensor, the tensors written over it in place after it, or a
+/// kernel's scratch space.
+struct ArenaBuffer {
+  /// The tensors that live in it, in order: the node output that created it, then the outputs
+  /// written over it in place. Empty for a scratch buffer.
+  std::vector<const Value*> values;
+  const Node* scratch_of = nullptr;  ///< For a scratch buffer: the kernel that uses it.
   int64_t bytes = 0;
-  int first = 0;
+  int64_t offset = 0;
+  int first = 0;  ///< First and last step (index in `schedule`) at which it is live.
   int last = 0;
+  /// "conv1_out" or "conv1_out > relu1_out" (in place) or "scratch of conv1", for reports.
+  std::string label() const;
 };
-
-/// Placement of a trace: offsets[i] belongs to requests[i].
-struct ArenaLayout {
-  std::vector<int64_t> offsets;
-  int64_t total_bytes = 0;        ///< Arena size: end of the highest placed buffer, aligned.
-  int64_t lower_bound_bytes = 0;  ///< No placement of this trace can use fewer bytes.
-};
-
-/// Places buffers greedily by decreasing size (ties: earlier first use, then request order), each
-/// at the lowest `alignment`-aligned offset where it overlaps no already placed buffer whose
-/// lifetime intersects its own. Deterministic. `alignment` must be a power of two.
-ArenaLayout place_buffers(const std::vector<BufferRequest>& requests, int64_t alignment);
-
-/// max over steps of the sum of the aligned sizes of the buffers live at that step.
-int64_t live_bytes_lower_bound(const std::vector<BufferRequest>& requests, int64_t alignment);
-
-/// Proves a layout valid: every offset aligned, every buffer inside total_bytes and no two
-/// buffers with intersecting lifetimes sharing a byte. Runs in O(n log n) by sweeping the steps
-/// with the live buffers kept ordered by offset. Returns an internal error naming the first
-/// conflict.
-Status check_arena_layout(const std::vector<BufferRequest>& requests, const ArenaLayout& layout,
-                          int64_t alignment);
 
 /// The arena plan of a graph: where each intermediate value lives.
 struct ArenaPlan {
   std::unordered_map<const Value*, int64_t> offsets;  ///< Byte offset of each arena value.
-  /// Outputs of view nodes (OpTraits::view, e.g. Reshape) that share the buffer of the value
+  /// Outputs of view nodes (OpTraits::view: Reshape, Identity) that share the buffer of the value
   /// they view instead of being copied; maps each to that value (itself never a view). Their
   /// nodes emit no code.
   std::unordered_map<const Value*, const Value*> views;
+  /// Byte offset of the scratch space of each node that asked for some.
+  std::unordered_map<const Node*, int64_t> scratch_offsets;
+  std::vector<const Node*> schedule;  ///< The node run at each step.
+  std::vector<ArenaBuffer> buffers;
   int64_t arena_bytes = 0;
-  int64_t lower_bound_bytes = 0;
+  int64_t lower_bound_bytes = 0;  ///< The most bytes live at any one step (aligned sizes).
+  int64_t unshared_bytes = 0;     ///< The arena if no two buffers shared bytes (aligned sizes).
   int num_buffers = 0;
+  int in_place = 0;       ///< Node outputs written over an operand that dies at the node.
+  int peak_step = 0;      ///< A step at which lower_bound_bytes are live.
+  std::string placement;  ///< The placement strategy that won (ArenaLayout::strategy).
+
+  /// Indices into `buffers` of the buffers live at `step`, largest first.
+  std::vector<int> live_at(int step) const;
 };
+
+/// Bytes of scratch space a node's kernel needs (0: none), asked of the target.
+using ScratchFn = std::function<Expected<int64_t>(const Node&)>;
 
 /// Plans the arena for the graph's node order. Values in the arena are node outputs that are not
 /// graph outputs (graph outputs are written straight into the caller's buffers) and not views.
-/// A viewed buffer stays live until the last use of any of its views. Fails when a shape is not
-/// static or a size overflows. The result is checked with check_arena_layout.
-Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment);
+/// A viewed buffer stays live until the last use of any of its views. A node output takes over
+/// the buffer of an operand that in_place_operands() offers when that buffer dies at the node and
+/// has the same size. Scratch space is live only at its node's step. Fails when a shape is not
+/// static or the sizes overflow 64-bit byte counts. The result is checked with
+/// check_arena_layout.
+Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment,
+                               const ScratchFn& scratch_bytes = {});
 
 /// The weights blob: the bytes of every constant that kernels read or the graph returns, each at
 /// an `alignment`-aligned offset. Identical constants share one copy.

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "aotc_dtypes.h"
 #include "aotc_tensor_proto.h"
 
 namespace {
@@ -290,7 +291,7 @@ bool Runner::load_input(int k, const std::string& path) {
   return true;
 }
 
-// ONNX TensorProto.DataType numbers the input generator distinguishes.
+// ONNX TensorProto.DataType numbers the input generator and --print distinguish.
 enum OnnxType : int {
   kFloat = 1,
   kUint8 = 2,
@@ -305,6 +306,16 @@ enum OnnxType : int {
   kUint32 = 12,
   kUint64 = 13,
   kBfloat16 = 16,
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUint4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUint2 = 25,
+  kInt2 = 26,
 };
 
 bool is_plain_integer(int t) {
@@ -312,20 +323,51 @@ bool is_plain_integer(int t) {
          t == kUint32 || t == kUint64;
 }
 
+// The code of float f in one of the one-byte float types (ONNX Cast's defaults: saturating,
+// float8e8m0 rounding up), or false for other types.
+bool small_float_code(int t, float f, uint8_t* code) {
+  switch (t) {
+    case kFloat8E4M3FN:
+      *code = aotc_f8e4m3fn_from_float(f, 1);
+      return true;
+    case kFloat8E4M3FNUZ:
+      *code = aotc_f8e4m3fnuz_from_float(f, 1);
+      return true;
+    case kFloat8E5M2:
+      *code = aotc_f8e5m2_from_float(f, 1);
+      return true;
+    case kFloat8E5M2FNUZ:
+      *code = aotc_f8e5m2fnuz_from_float(f, 1);
+      return true;
+    case kFloat8E8M0:
+      *code = aotc_f8e8m0_from_float(f, 1, AOTC_E8M0_ROUND_UP);
+      return true;
+    case kFloat4E2M1:
+      *code = aotc_f4e2m1_from_float(f);
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Deterministic data for runs without --input: floats arange(n)/n (computed in float, then
-// rounded to f16/bf16), integers i % 7, bools i % 2.
+// rounded to the narrower float types), integers i % 7 (i % 2 for the 2-bit ones), bools i % 2.
 bool Runner::generate_input(int k) {
   const aotc_tensor_desc& d = model_.inputs[k];
   const int t = d.onnx_dtype;
+  uint8_t unused;
+  const bool small_float = small_float_code(t, 0.0f, &unused);
+  const bool small_int = t == kUint4 || t == kInt4 || t == kUint2 || t == kInt2;
   if (t != kFloat && t != kDouble && t != kFloat16 && t != kBfloat16 && t != kBool &&
-      !is_plain_integer(t)) {
+      !is_plain_integer(t) && !small_float && !small_int) {
     error("cannot generate input %d '%s' of dtype %s; pass --input files", k, d.name ? d.name : "?",
           aotc_onnx_dtype_name(t));
     return false;
   }
   inputs_[k] = allocate_aligned(d.bytes);
   const uint64_t n = numel_of(d);
-  const size_t width = static_cast<size_t>(aotc_onnx_dtype_bits(t) / 8);
+  // In memory every element takes whole bytes: one for the 8-, 4- and 2-bit types.
+  const size_t width = static_cast<size_t>(std::max(1, aotc_onnx_dtype_bits(t) / 8));
   uint8_t* p = static_cast<uint8_t*>(inputs_[k].get());
   for (uint64_t i = 0; i < n; ++i) {
     uint8_t* element = p + width * i;
@@ -338,7 +380,9 @@ bool Runner::generate_input(int k) {
     } else if (t == kFloat16 || t == kBfloat16) {
       const uint16_t h = t == kFloat16 ? aotc_f2h(f) : aotc_f2bf(f);
       std::memcpy(element, &h, 2);
-    } else if (t == kBool) {
+    } else if (small_float) {
+      small_float_code(t, f, element);
+    } else if (t == kBool || t == kUint2 || t == kInt2) {
       *element = static_cast<uint8_t>(i % 2);
     } else {
       const uint64_t m = i % 7;  // little-endian host: the low `width` bytes are the value
@@ -359,7 +403,8 @@ bool Runner::write_outputs() {
   }
   for (int k = 0; k < model_.num_outputs; ++k) {
     const aotc_tensor_desc& d = model_.outputs[k];
-    std::vector<uint8_t> message(aotc_tensor_proto_encoded_size(d.name, d.rank, d.dims, d.bytes));
+    std::vector<uint8_t> message(
+        aotc_tensor_proto_encoded_size(d.name, d.onnx_dtype, d.rank, d.dims));
     size_t written = 0;
     aotc_status st =
         aotc_tensor_proto_write(d.name, d.onnx_dtype, d.rank, d.dims, outputs_[k].get(), d.bytes,
@@ -392,6 +437,41 @@ bool element_value(int onnx_dtype, const void* data, uint64_t k, double* v) {
     case 6: *v = static_cast<double>(static_cast<const int32_t*>(data)[k]); return true;
     case 7: *v = static_cast<double>(static_cast<const int64_t*>(data)[k]); return true;
     case 9: *v = static_cast<const bool*>(data)[k] ? 1 : 0; return true;
+    default:
+      break;
+  }
+  const uint8_t code = static_cast<const uint8_t*>(data)[k];
+  switch (onnx_dtype) {
+    case kFloat8E4M3FN:
+      *v = aotc_f8e4m3fn_to_float(code);
+      return true;
+    case kFloat8E4M3FNUZ:
+      *v = aotc_f8e4m3fnuz_to_float(code);
+      return true;
+    case kFloat8E5M2:
+      *v = aotc_f8e5m2_to_float(code);
+      return true;
+    case kFloat8E5M2FNUZ:
+      *v = aotc_f8e5m2fnuz_to_float(code);
+      return true;
+    case kFloat8E8M0:
+      *v = aotc_f8e8m0_to_float(code);
+      return true;
+    case kFloat4E2M1:
+      *v = aotc_f4e2m1_to_float(code);
+      return true;
+    case kInt4:
+      *v = aotc_i4_to_int(code);
+      return true;
+    case kUint4:
+      *v = aotc_u4_to_int(code);
+      return true;
+    case kInt2:
+      *v = aotc_i2_to_int(code);
+      return true;
+    case kUint2:
+      *v = aotc_u2_to_int(code);
+      return true;
     default: return false;
   }
 }

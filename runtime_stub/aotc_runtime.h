@@ -3,7 +3,8 @@
  *
  * Contract between generated code (codegen/) and the stub (this folder):
  *   - status codes and their strings;
- *   - f16/bf16 conversions used by kernels (round to nearest even);
+ *   - f16/bf16 conversions used by kernels (round to nearest even), and through aotc_dtypes.h
+ *     those of float8, float4 and the 4/2-bit integers;
  *   - weight loading from a file (raw or zstd-compressed, detected by magic number);
  *   - a monotonic millisecond timer.
  * The runner library (aotc_runner.h) builds on it. Nothing here allocates except
@@ -14,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "aotc_dtypes.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,6 +7,8 @@
  * ("packed"); a parser must accept both, and several chunks of the same field concatenate. */
 #include "aotc_tensor_proto.h"
 
+#include "aotc_dtypes.h"
+
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
     __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error \
@@ -85,14 +87,27 @@ const char* aotc_onnx_dtype_name(int onnx_dtype) {
   return onnx_dtype >= 0 && onnx_dtype < NUM_DTYPES ? kDtypeNames[onnx_dtype] : "UNKNOWN";
 }
 
-size_t aotc_onnx_dtype_bytes(int onnx_dtype, uint64_t count, int* ok) {
-  uint64_t bits = (uint64_t)aotc_onnx_dtype_bits(onnx_dtype);
+/* Bytes of `count` elements of `bits` bits each, stored `packed` (sub-byte types several per
+ * byte, as on the wire) or not (one element per byte, as in memory). 0 with *ok = 0 on overflow
+ * or for types without a fixed size. */
+static size_t dtype_bytes(int bits, uint64_t count, int packed, int* ok) {
   *ok = 0;
-  if (bits == 0 || count > UINT64_MAX / bits) return 0;
-  uint64_t bytes = (count * bits + 7) / 8;
+  if (bits == 0) return 0;
+  uint64_t element_bits = (uint64_t)(packed || bits >= 8 ? bits : 8);
+  if (count > UINT64_MAX / element_bits) return 0;
+  uint64_t bytes = (count * element_bits + 7) / 8;
   if (bytes > (uint64_t)SIZE_MAX) return 0;
   *ok = 1;
   return (size_t)bytes;
+}
+
+size_t aotc_onnx_dtype_bytes(int onnx_dtype, uint64_t count, int* ok) {
+  return dtype_bytes(aotc_onnx_dtype_bits(onnx_dtype), count, 0, ok);
+}
+
+/* Bytes of raw_data for `count` elements (sub-byte types packed, low bits first). */
+static size_t wire_bytes(int onnx_dtype, uint64_t count, int* ok) {
+  return dtype_bytes(aotc_onnx_dtype_bits(onnx_dtype), count, 1, ok);
 }
 
 /* ---- Wire-format reading ------------------------------------------------------------------- */
@@ -332,9 +347,10 @@ aotc_status aotc_tensor_proto_parse(const void* buf, size_t len, aotc_tensor_pro
     if (d != 0 && numel > UINT64_MAX / d) FAIL(t, AOTC_ERR_FORMAT, "element count overflows");
     numel *= d;
   }
-  int ok;
-  size_t bytes = aotc_onnx_dtype_bytes(t->data_type, numel, &ok);
-  if (!ok) FAIL(t, AOTC_ERR_FORMAT, "tensor size overflows");
+  int ok, wire_ok;
+  size_t bytes = wire_bytes(t->data_type, numel, &wire_ok);
+  aotc_onnx_dtype_bytes(t->data_type, numel, &ok);
+  if (!ok || !wire_ok) FAIL(t, AOTC_ERR_FORMAT, "tensor size overflows");
 
   if (t->raw_data_ != NULL && t->typed_field_ != 0)
     FAIL(t, AOTC_ERR_FORMAT, "both raw_data and a typed data field are set");
@@ -368,10 +384,20 @@ size_t aotc_tensor_proto_bytes(const aotc_tensor_proto* t) {
 
 /* Stores one int32_data value as its data type's element. ONNX keeps 8- and 16-bit integers,
  * bools and the bit patterns of f16/bf16/f8 in int32_data, and for sub-byte types one packed
- * byte per value; a value outside the type's range means the file is corrupt. */
-static int store_int32_value(int dtype, int64_t v, uint8_t* dst, size_t index) {
+ * byte per value (unpacked here into the elements it holds, one per byte, as the tensor's numel
+ * allows); a value outside the type's range means the file is corrupt. */
+static int store_int32_value(int dtype, int64_t v, uint8_t* dst, size_t index, uint64_t numel) {
   int bits = aotc_onnx_dtype_bits(dtype);
   if (v < INT32_MIN || v > INT32_MAX) return 0;
+  if (bits < 8) {
+    const unsigned per_byte = 8u / (unsigned)bits;
+    if (v < 0 || v > 255) return 0;
+    for (unsigned k = 0; k < per_byte && (uint64_t)index * per_byte + k < numel; ++k) {
+      dst[(uint64_t)index * per_byte + k] =
+          (uint8_t)(((unsigned)v >> (bits * (int)k)) & ((1u << bits) - 1u));
+    }
+    return 1;
+  }
   if (dtype == DT_BOOL) {
     dst[index] = v != 0; /* protobuf bool semantics: any non-zero value is true */
     return 1;
@@ -382,7 +408,7 @@ static int store_int32_value(int dtype, int64_t v, uint8_t* dst, size_t index) {
     return 1;
   }
   int is_signed = dtype == DT_INT8 || dtype == DT_INT16;
-  int width = bits < 8 ? 8 : bits; /* sub-byte types: one packed byte per value */
+  int width = bits;
   int64_t lo = is_signed ? -((int64_t)1 << (width - 1)) : 0;
   int64_t hi = is_signed ? ((int64_t)1 << (width - 1)) - 1 : ((int64_t)1 << width) - 1;
   if (v < lo || v > hi) return 0;
@@ -406,7 +432,8 @@ static aotc_status store_varint_value(aotc_tensor_proto* t, int field_number, ui
     if (v > UINT32_MAX) FAIL(t, AOTC_ERR_FORMAT, "uint64_data value out of range for UINT32");
     uint32_t x = (uint32_t)v;
     memcpy(dst + *index * 4, &x, 4);
-  } else if (!store_int32_value(t->data_type, (int64_t)v, dst, (size_t)*index)) {
+  } else if (!store_int32_value(t->data_type, (int64_t)v, dst, (size_t)*index,
+                                aotc_tensor_proto_numel(t))) {
     FAIL(t, AOTC_ERR_FORMAT, "int32_data value out of range for the data_type");
   }
   ++*index;
@@ -442,14 +469,17 @@ aotc_status aotc_tensor_proto_decode(aotc_tensor_proto* t, void* dst, size_t dst
   size_t bytes = aotc_tensor_proto_bytes(t);
   if (dst == NULL && bytes != 0) FAIL(t, AOTC_ERR_NULL_ARGUMENT, "NULL destination");
   if (dst_bytes != bytes) FAIL(t, AOTC_ERR_MISMATCH, "destination size differs from the tensor's");
+  const int bits = aotc_onnx_dtype_bits(t->data_type);
   if (t->raw_data_ != NULL) {
-    if (bytes != 0) memcpy(dst, t->raw_data_, bytes);
+    if (bits < 8) {
+      aotc_unpack_bits(t->raw_data_, (uint8_t*)dst, aotc_tensor_proto_numel(t), bits);
+    } else if (bytes != 0) {
+      memcpy(dst, t->raw_data_, bytes);
+    }
     return AOTC_OK;
   }
   if (t->typed_field_ == 0) return AOTC_OK; /* an empty tensor */
 
-  /* Sub-byte types: a trailing half-filled byte must not keep stale bits. */
-  if (bytes != 0) memset(dst, 0, bytes);
   reader r = {t->buf_, t->buf_ + t->len_};
   uint64_t index = 0;
   while (r.p < r.end) {
@@ -484,14 +514,33 @@ static uint8_t* put_varint(uint8_t* p, uint64_t v) {
   return p;
 }
 
-size_t aotc_tensor_proto_encoded_size(const char* name, int rank, const int64_t* dims,
-                                      size_t data_bytes) {
+/* Element count of dims, or 0 with *ok = 0 when a dim is negative or the product overflows. */
+static uint64_t dims_numel(int rank, const int64_t* dims, int* ok) {
+  uint64_t numel = 1;
+  *ok = 0;
+  for (int i = 0; i < rank; ++i) {
+    uint64_t d = (uint64_t)dims[i];
+    if (dims[i] < 0 || (d != 0 && numel > UINT64_MAX / d)) return 0;
+    numel *= d;
+  }
+  *ok = 1;
+  return numel;
+}
+
+size_t aotc_tensor_proto_encoded_size(const char* name, int onnx_dtype, int rank,
+                                      const int64_t* dims) {
+  int ok;
+  if (rank < 0 || (rank > 0 && dims == NULL)) return 0;
+  uint64_t numel = dims_numel(rank, dims, &ok);
+  if (!ok) return 0;
+  size_t raw = wire_bytes(onnx_dtype, numel, &ok);
+  if (!ok) return 0;
   size_t size = 0;
   for (int i = 0; i < rank; ++i) size += 1 + varint_size((uint64_t)dims[i]);
   size += 1 + varint_size(0x7fffffffu) /* data_type, generously */;
   size_t name_len = name != NULL ? strlen(name) : 0;
   if (name_len != 0) size += 1 + varint_size(name_len) + name_len;
-  return size + 1 + varint_size(data_bytes) + data_bytes;
+  return size + 1 + varint_size(raw) + raw;
 }
 
 aotc_status aotc_tensor_proto_write(const char* name, int onnx_dtype, int rank, const int64_t* dims,
@@ -502,15 +551,12 @@ aotc_status aotc_tensor_proto_write(const char* name, int onnx_dtype, int rank, 
     return AOTC_ERR_NULL_ARGUMENT;
   *written = 0;
   if (rank < 0 || onnx_dtype <= 0) return AOTC_ERR_MISMATCH;
-  uint64_t numel = 1;
-  for (int i = 0; i < rank; ++i) {
-    uint64_t d = (uint64_t)dims[i];
-    if (dims[i] < 0 || (d != 0 && numel > UINT64_MAX / d)) return AOTC_ERR_MISMATCH;
-    numel *= d;
-  }
   int ok;
+  uint64_t numel = dims_numel(rank, dims, &ok);
+  if (!ok) return AOTC_ERR_MISMATCH;
   if (aotc_onnx_dtype_bytes(onnx_dtype, numel, &ok) != data_bytes || !ok) return AOTC_ERR_MISMATCH;
-  if (dst_capacity < aotc_tensor_proto_encoded_size(name, rank, dims, data_bytes))
+  size_t raw = wire_bytes(onnx_dtype, numel, &ok);
+  if (dst_capacity < aotc_tensor_proto_encoded_size(name, onnx_dtype, rank, dims))
     return AOTC_ERR_OUT_OF_MEMORY;
 
   /* dims are written unpacked: onnx.proto is proto2 and does not mark dims packed, so this is
@@ -530,9 +576,14 @@ aotc_status aotc_tensor_proto_write(const char* name, int onnx_dtype, int rank, 
     p += name_len;
   }
   *p++ = (uint8_t)(F_RAW_DATA << 3 | WIRE_LEN);
-  p = put_varint(p, data_bytes);
-  if (data_bytes != 0) memcpy(p, data, data_bytes);
-  p += data_bytes;
+  p = put_varint(p, raw);
+  const int bits = aotc_onnx_dtype_bits(onnx_dtype);
+  if (bits < 8) {
+    aotc_pack_bits((const uint8_t*)data, p, numel, bits);
+  } else if (raw != 0) {
+    memcpy(p, data, raw);
+  }
+  p += raw;
   *written = (size_t)(p - (uint8_t*)dst);
   return AOTC_OK;
 }

@@ -12,6 +12,12 @@
  * truncated input gives AOTC_ERR_FORMAT and a static description in `error`, never a read past
  * the buffer.
  *
+ * Memory layout versus wire layout: in memory (what decode writes, what write reads, what every
+ * package's buffers hold) each element takes whole bytes, and the 4- and 2-bit types (INT4,
+ * UINT4, FLOAT4E2M1, INT2, UINT2) take one byte each, their code in the low bits and the other
+ * bits zero, like numpy's ml_dtypes. On the wire ONNX packs them two or four per byte, low bits
+ * first; decode unpacks and write packs (aotc_dtypes.h).
+ *
  * Refused on purpose: string tensors (no fixed-size layout) and external data (the runner's
  * contract is one self-contained file per tensor); both give AOTC_ERR_UNSUPPORTED.
  *
@@ -54,8 +60,8 @@ int aotc_onnx_dtype_bits(int onnx_dtype);
 /* The ONNX name of a data type ("FLOAT", "INT64", ...), or "UNKNOWN". For messages. */
 const char* aotc_onnx_dtype_name(int onnx_dtype);
 
-/* Bytes that `count` elements of the type occupy densely (sub-byte types packed, rounded up to
- * whole bytes). Returns 0 and sets *ok to 0 if the type has no fixed size or the size overflows. */
+/* Bytes that `count` elements of the type occupy in memory (one byte per element for the 4- and
+ * 2-bit types). Returns 0 and sets *ok to 0 if the type has no fixed size or the size overflows. */
 size_t aotc_onnx_dtype_bytes(int onnx_dtype, uint64_t count, int* ok);
 
 /* Validates a serialized TensorProto and fills *out (header fields and payload location). */
@@ -64,19 +70,22 @@ aotc_status aotc_tensor_proto_parse(const void* buf, size_t len, aotc_tensor_pro
 /* Product of the dims (1 for a scalar). */
 uint64_t aotc_tensor_proto_numel(const aotc_tensor_proto* t);
 
-/* Dense size in bytes of the parsed tensor's data. */
+/* Size in bytes of the parsed tensor's data in memory (aotc_onnx_dtype_bytes). */
 size_t aotc_tensor_proto_bytes(const aotc_tensor_proto* t);
 
-/* Writes the tensor's elements, densely and little-endian, into dst. dst_bytes must equal
- * aotc_tensor_proto_bytes(t); the payload must hold exactly that many elements. */
+/* Writes the tensor's elements, densely and little-endian, into dst in the memory layout (4- and
+ * 2-bit types unpacked to one element per byte). dst_bytes must equal aotc_tensor_proto_bytes(t);
+ * the payload must hold exactly that many elements. */
 aotc_status aotc_tensor_proto_decode(aotc_tensor_proto* t, void* dst, size_t dst_bytes);
 
-/* Size of the message aotc_tensor_proto_write() produces for these arguments. */
-size_t aotc_tensor_proto_encoded_size(const char* name, int rank, const int64_t* dims,
-                                      size_t data_bytes);
+/* Size of the message aotc_tensor_proto_write() produces for these arguments (0 for a negative
+ * rank or dim, or a size that overflows). */
+size_t aotc_tensor_proto_encoded_size(const char* name, int onnx_dtype, int rank,
+                                      const int64_t* dims);
 
 /* Serializes a TensorProto with dims, data_type, name (may be NULL) and raw_data, in field-number
- * order like the reference protobuf serializer, so the bytes equal what onnx.numpy_helper writes.
+ * order like the reference protobuf serializer, so the bytes equal what onnx.numpy_helper writes
+ * (4- and 2-bit types packed as it packs them). data holds the elements in the memory layout and
  * data_bytes must match dtype and dims (AOTC_ERR_MISMATCH otherwise); dst must have room for
  * aotc_tensor_proto_encoded_size() bytes (AOTC_ERR_OUT_OF_MEMORY otherwise). */
 aotc_status aotc_tensor_proto_write(const char* name, int onnx_dtype, int rank, const int64_t* dims,

@@ -108,6 +108,9 @@ class Target {
   /// Whether the target has a kernel for core op `op` at all (for `aotc ops` and docs/ops.md;
   /// supports() still decides per node, on dtypes and attributes).
   virtual bool has_kernel(const std::string& op) const = 0;
+  /// Bytes of scratch space the node's kernel needs while it runs (0: none). The memory planner
+  /// reserves them in the arena at the node's step; emit() finds the offset in the arena plan.
+  virtual Expected<int64_t> scratch_bytes(const Node& node) const { return int64_t{0}; }
   /// Renders the module sources for a graph whose nodes all passed supports().
   virtual Expected<EmittedModule> emit(const ModuleSpec& spec) const = 0;
 };

@@ -1,5 +1,6 @@
 // `aotc compile`.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <memory>
 
@@ -13,13 +14,43 @@ namespace {
 struct CompileArgs {
   CompileOptions options;
   ImportFlags import;
+  std::string arena_limit;
 };
+
+/// "1048576", "512K", "4M", "1G" (binary multiples, an optional trailing "B" or "iB").
+Expected<int64_t> parse_byte_count(const std::string& text) {
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  std::string unit = text.substr(digits);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  int shift = -1;
+  if (unit.empty() || unit == "B") shift = 0;
+  for (auto [prefix, bits] : {std::pair{'K', 10}, {'M', 20}, {'G', 30}, {'T', 40}}) {
+    if (unit == std::string(1, prefix) || unit == std::string(1, prefix) + "B" ||
+        unit == std::string(1, prefix) + "IB")
+      shift = bits;
+  }
+  uint64_t value = 0;
+  bool fits = digits > 0 && digits <= 18;
+  if (fits) value = std::stoull(text.substr(0, digits));
+  if (shift < 0 || !fits || value == 0 || value > (uint64_t{INT64_MAX} >> shift)) {
+    return invalid_model(
+        "--arena-limit: '{}' is not a byte count (a positive integer, optionally with K, M or G)",
+        text);
+  }
+  return static_cast<int64_t>(value << shift);
+}
 
 void run_compile(CompileArgs& args) {
   CompileOptions& o = args.options;
   Expected<frontend::ImportOptions> import = args.import.resolve();
   if (!import.has_value()) fail(import.status());
   o.import = std::move(*import);
+  if (!args.arena_limit.empty()) {
+    Expected<int64_t> limit = parse_byte_count(args.arena_limit);
+    if (!limit.has_value()) fail(limit.status());
+    o.arena_limit = *limit;
+  }
   std::vector<std::string> passes = pipeline_pass_names();
   // Pass names are spelled with '-' (fold-constants); their files with '_' (fold_constants.cpp).
   // Accept either spelling.
@@ -60,6 +91,11 @@ void add_compile_command(CLI::App& app) {
                   "Print the IR to stderr after the named pass, or after all (repeatable)")
       ->allow_extra_args(false);
   cmd->add_flag("--verify-each", o.pipeline.verify_each, "Verify the graph after every pass");
+  cmd->add_option(
+         "--arena-limit", args->arena_limit,
+         "Fail unless the arena fits in BYTES (e.g. 262144, 256K, 4M); the error names the "
+         "peak and the tensors live there")
+      ->allow_extra_args(false);
   cmd->footer(
       "Examples:\n"
       "  aotc compile resnet50.onnx --target x86-64 -o out/resnet50 --shape data=1x3x224x224\n"

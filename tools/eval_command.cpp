@@ -25,7 +25,8 @@ struct EvalArgs {
 };
 
 // The same deterministic data a package runner generates without --input (see
-// runtime_stub/aotc_runner.cpp): floats arange(n)/n, integers i % 7, bools i % 2.
+// runtime_stub/aotc_runner.cpp): floats arange(n)/n, integers i % 7 (2-bit ones i % 2), bools
+// i % 2.
 TensorData generated_input(const Value& v) {
   TensorData t(v.dtype(), static_dims(v.shape()));
   const int64_t n = t.num_elements();
@@ -34,7 +35,7 @@ TensorData generated_input(const Value& v) {
       t.set_double(i, static_cast<double>(i) / static_cast<double>(n));
     } else if (is_float(v.dtype())) {
       t.set_double(i, static_cast<float>(i) / static_cast<float>(n));
-    } else if (v.dtype() == DType::kBool) {
+    } else if (v.dtype() == DType::kBool || dtype_bits(v.dtype()) == 2) {
       t.set_int64(i, i % 2);
     } else {
       t.set_int64(i, i % 7);

@@ -23,6 +23,7 @@ std::string traits_text(const OpTraits& t) {
   if (t.epilogue_fusible) out.push_back("epilogue");
   if (t.fold_from_types) out.push_back("from-types");
   if (t.layout_agnostic) out.push_back("layout-agnostic");
+  if (t.accepts_epilogue) out.push_back("accepts-epilogue");
   return fmt::format("{}", fmt::join(out, ", "));
 }
 

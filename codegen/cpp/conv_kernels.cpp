@@ -10,13 +10,16 @@
 //   - for each input channel and kernel row, the input row is used in place when the innermost
 //     axis has no padding, else copied once into a zero-padded local row, so the kernel-column
 //     loops run over the whole output row with no bounds checks;
-//   - 1x1 convolutions with unit strides and no padding run as a matrix product over pixels.
+//   - 1x1 convolutions with unit strides and no padding run as a matrix product over pixels;
+//   - the epilogue of a Fused kernel (bias, activation, residual, ...) is applied to each element
+//     as the accumulators are stored.
 #include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
 
 #include "codegen/cpp/cpp_kernel.h"
+#include "codegen/cpp/epilogue.h"
 #include "graph/ops/op_helpers.h"
 #include "graph/ops/window.h"
 
@@ -32,6 +35,7 @@ struct ConvParams {
   DType dtype;
   std::string acc;  // accumulator C type
   std::string ct;   // storage C type
+  std::string out_ct;  // storage C type of Y (an epilogue may change it)
   int64_t batch, in_c, out_c, group, group_in_c, group_out_c, channel_block;
   WindowGeometry g;
   bool has_bias;
@@ -98,10 +102,23 @@ void emit_channel_blocks(CppKernel& k, const ConvParams& p, Body&& body) {
   w.open("for (int64_t m0 = 0; m0 < kOutC; m0 += kChannelBlock)");
   w.line("const {}* x_group = {} + (n * kInC + m0 / kGroupOutC * kGroupInC) * kInPlane;", p.ct, k.in[0]);
   w.line("const {}* w_block = {} + m0 * kGroupInC * kTaps;", p.ct, k.in[1]);
-  w.line("{}* y_block = {} + (n * kOutC + m0) * kOutPlane;", p.ct, k.out[0]);
+  w.line("{}* y_block = {} + (n * kOutC + m0) * kOutPlane;", p.out_ct, k.out[0]);
   body();
   w.close();
   w.close();
+}
+
+int64_t acc_size(const ConvParams& p) { return p.dtype == DType::kFloat64 ? 8 : 4; }
+
+/// The accumulator rows acc0.. of `len` elements each, in scratch space (the arena) rather than
+/// on the stack, so that all the memory a package needs is stated by its header.
+void declare_accumulators(CppKernel& k, const ConvParams& p, const std::string& len_name,
+                          int64_t len) {
+  std::string base = k.scratch(p.channel_block * len * acc_size(p));
+  for (int64_t b = 0; b < p.channel_block; ++b) {
+    k.w.line("{0}* AOTC_RESTRICT acc{1} = reinterpret_cast<{0}*>({2}) + {3};", p.acc, b, base,
+             b == 0 ? std::string("0") : fmt::format("{} * {}", b, len_name));
+  }
 }
 
 void emit_init_acc(CppKernel& k, const ConvParams& p, const std::string& len) {
@@ -112,16 +129,28 @@ void emit_init_acc(CppKernel& k, const ConvParams& p, const std::string& len) {
   }
 }
 
-void emit_store_acc(CppKernel& k, const ConvParams& p, const std::string& len, const std::string& y_offset) {
+Status emit_store_acc(CppKernel& k, const ConvParams& p, const std::string& len,
+                      const std::string& y_offset) {
+  const std::string pixel = y_offset == "0" ? "i" : y_offset + " + i";
   for (int64_t b = 0; b < p.channel_block; ++b) {
-    k.w.line("for (int64_t i = 0; i < {}; ++i) {}", len,
-             store(p.dtype, "y_block", block_offset(b, "kOutPlane", y_offset == "0" ? "i" : y_offset + " + i"),
-                   fmt::format("acc{}[i]", b)));
+    std::string at = block_offset(b, "kOutPlane", pixel);
+    std::string acc = fmt::format("acc{}[i]", b);
+    if (!k.epilogue) {
+      k.w.line("for (int64_t i = 0; i < {}; ++i) {}", len, store(p.dtype, "y_block", at, acc));
+      continue;
+    }
+    const int rank = p.g.rank() + 2;
+    std::vector<AxisRange> coords = {
+        {0, 1, "n"}, {1, 2, b == 0 ? "m0" : fmt::format("m0 + {}", b)}, {2, rank, pixel}};
+    k.w.open("for (int64_t i = 0; i < {}; ++i)", len);
+    AOTC_RETURN_IF_ERROR(k.epilogue->emit_store(k.w, acc, coords, "y_block", at));
+    k.w.close();
   }
+  return Status::ok();
 }
 
 /// 1x1 kernel, unit strides, no padding: per group, Y[m, pixel] = sum_c W[m, c] * X[c, pixel].
-void emit_pointwise(CppKernel& k, const ConvParams& p) {
+Status emit_pointwise(CppKernel& k, const ConvParams& p) {
   CodeWriter& w = k.w;
   const int64_t pixels = product(p.g.output);
   // A block size dividing the pixel count gives the inner loops a constant trip count.
@@ -130,6 +159,7 @@ void emit_pointwise(CppKernel& k, const ConvParams& p) {
     if (pixels % b == 0) block = b;
   const bool exact = pixels % block == 0;
   w.line("constexpr int64_t kPixelBlock = {};", block);
+  Status status;
   emit_channel_blocks(k, p, [&] {
     w.open("for (int64_t p0 = 0; p0 < kOutPlane; p0 += kPixelBlock)");
     std::string len = "kPixelBlock";
@@ -137,7 +167,7 @@ void emit_pointwise(CppKernel& k, const ConvParams& p) {
       w.line("const int64_t len = std::min(kPixelBlock, kOutPlane - p0);");
       len = "len";
     }
-    for (int64_t b = 0; b < p.channel_block; ++b) w.line("{} acc{}[kPixelBlock];", p.acc, b);
+    declare_accumulators(k, p, "kPixelBlock", block);
     emit_init_acc(k, p, len);
     w.open("for (int64_t c = 0; c < kGroupInC; ++c)");
     w.line("const {}* x_c = x_group + c * kInPlane + p0;", p.ct);
@@ -148,12 +178,13 @@ void emit_pointwise(CppKernel& k, const ConvParams& p) {
     for (int64_t b = 0; b < p.channel_block; ++b) w.line("acc{0}[i] += w{0} * xv;", b);
     w.close();
     w.close();
-    emit_store_acc(k, p, len, "p0");
+    status = emit_store_acc(k, p, len, "p0");
     w.close();
   });
+  return status;
 }
 
-void emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::string>& axes) {
+Status emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::string>& axes) {
   CodeWriter& w = k.w;
   const WindowGeometry& g = p.g;
   const int r = g.rank();
@@ -167,6 +198,7 @@ void emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::strin
     w.line("constexpr int64_t kPaddedW = {};", row_span);
     w.line("constexpr int64_t kCopyW = std::min(kInW, kPaddedW - kPadW);  // input columns the kernel reads");
   }
+  Status status;
   emit_channel_blocks(k, p, [&] {
     // Loops over output rows: every axis but the innermost.
     std::string out_row = "0";
@@ -175,8 +207,13 @@ void emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::strin
       w.open("for (int64_t {0} = 0; {0} < kOut{1}; ++{0})", o, axes[a]);
       out_row = out_row == "0" ? o : fmt::format("{} * kOut{} + {}", factor(out_row), axes[a], o);
     }
-    for (int64_t b = 0; b < p.channel_block; ++b) w.line("{} acc{}[kOutW];", p.acc, b);
-    if (padded_row) w.line("{} x_pad[kPaddedW] = {{}};  // the padding columns stay zero", p.acc);
+    declare_accumulators(k, p, "kOutW", g.output[inner]);
+    if (padded_row) {
+      w.line("{0}* AOTC_RESTRICT x_pad = reinterpret_cast<{0}*>({1});", p.acc,
+             k.scratch(row_span * acc_size(p)));
+      w.line(
+          "for (int64_t i = 0; i < kPaddedW; ++i) x_pad[i] = 0;  // the padding columns stay zero");
+    }
     emit_init_acc(k, p, "kOutW");
     w.open("for (int64_t c = 0; c < kGroupInC; ++c)");
     w.line("const {}* x_c = x_group + c * kInPlane;", p.ct);
@@ -209,9 +246,11 @@ void emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::strin
     w.close();
     for (int a = 0; a < inner; ++a) w.close();
     w.close();  // c
-    emit_store_acc(k, p, "kOutW", out_row == "0" ? "0" : fmt::format("{} * kOutW", factor(out_row)));
+    status = emit_store_acc(k, p, "kOutW",
+                            out_row == "0" ? "0" : fmt::format("{} * kOutW", factor(out_row)));
     for (int a = 0; a < inner; ++a) w.close();
   });
+  return status;
 }
 
 Status emit_conv(CppKernel& k) {
@@ -228,6 +267,7 @@ Status emit_conv(CppKernel& k) {
   ConvParams p{.dtype = x.dtype,
                .acc = compute_type(x.dtype),
                .ct = std::string(dtype_c_type(x.dtype)),
+               .out_ct = std::string(dtype_c_type(k.epilogue ? k.epilogue->out_dtype() : x.dtype)),
                .batch = xd[0],
                .in_c = xd[1],
                .out_c = wd[0],
@@ -250,13 +290,14 @@ Status emit_conv(CppKernel& k) {
            p.has_bias ? " + B" : "", node.output(0)->type().to_string(),
            pointwise ? "1x1: a matrix product per group over pixels" : "direct, one output row at a time");
   emit_constants(k, p, axes);
-  if (pointwise) emit_pointwise(k, p);
-  else emit_direct(k, p, axes);
-  return Status::ok();
+  if (k.epilogue) k.epilogue->emit_prologue(k.w);
+  return pointwise ? emit_pointwise(k, p) : emit_direct(k, p, axes);
 }
 
 }  // namespace
 
-void register_conv_cpp_kernels(CppKernelRegistry& r) { r.add("Conv", emit_conv); }
+void register_conv_cpp_kernels(CppKernelRegistry& r) {
+  r.add("Conv", emit_conv, KernelDTypes::kComputable, /*accepts_epilogue=*/true);
+}
 
 }  // namespace aotc::codegen

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -82,6 +83,21 @@ class CppModuleEmitter {
     return fmt::format("reinterpret_cast<{}>(arena + {})", type, it->second);
   }
 
+  /// The arena bytes [begin, end) holding `v` (views resolved), or nullopt outside the arena.
+  std::optional<std::pair<int64_t, int64_t>> arena_range(const Value& v) const {
+    const Value* root = &v;
+    if (auto it = spec_.arena.views.find(&v); it != spec_.arena.views.end()) root = it->second;
+    auto it = spec_.arena.offsets.find(root);
+    if (it == spec_.arena.offsets.end()) return std::nullopt;
+    auto bytes = value_bytes(*root);
+    return std::make_pair(it->second, it->second + (bytes ? *bytes : 0));
+  }
+
+  bool shares_arena_bytes(const Value& a, const Value& b) const {
+    auto ra = arena_range(a), rb = arena_range(b);
+    return ra && rb && ra->first < rb->second && rb->first < ra->second;
+  }
+
   /// "x f32[3x4], w f32[4] -> y f32[3x4]" for comments.
   static std::string signature_comment(const Node& n, bool with_names) {
     auto describe = [&](const Value* v) {
@@ -104,22 +120,38 @@ class CppModuleEmitter {
     const CppKernelEmitter* emitter = CppKernelRegistry::instance().find(n.op());
     if (!emitter) return unsupported("{}: no C++ kernel for op '{}'", n.describe(), n.op());
 
+    // Pointers that share bytes with a result (an operand the memory plan writes over in place)
+    // must not be declared restrict.
+    std::vector<bool> aliased_in(n.num_inputs(), false), aliased_out(n.num_outputs(), false);
+    for (int i = 0; i < n.num_inputs(); ++i) {
+      for (int o = 0; o < n.num_outputs(); ++o) {
+        if (n.input(i) && shares_arena_bytes(*n.input(i), *n.output(o)))
+          aliased_in[i] = aliased_out[o] = true;
+      }
+    }
     std::vector<std::string> params, in, out;
     for (int i = 0; i < n.num_inputs(); ++i) {
       const Value* v = n.input(i);
       in.push_back(v ? fmt::format("in{}", i) : "");
-      params.push_back(v ? fmt::format("const {}* AOTC_RESTRICT in{}", c_type(*v), i)
-                         : fmt::format("const void* /* in{}: absent */", i));
+      params.push_back(
+          v ? fmt::format("const {}* {}in{}", c_type(*v), aliased_in[i] ? "" : "AOTC_RESTRICT ", i)
+            : fmt::format("const void* /* in{}: absent */", i));
     }
     for (int i = 0; i < n.num_outputs(); ++i) {
       out.push_back(fmt::format("out{}", i));
-      params.push_back(fmt::format("{}* AOTC_RESTRICT out{}", c_type(*n.output(i)), i));
+      params.push_back(fmt::format("{}* {}out{}", c_type(*n.output(i)),
+                                   aliased_out[i] ? "" : "AOTC_RESTRICT ", i));
     }
     CodeWriter body;
     body.indent();
     CppKernel kernel{n, in, out, body};
     Status s = (*emitter)(kernel);
     if (!s.is_ok()) return s.with_context(n.describe());
+    if (kernel.scratch_bytes > 0) {
+      AOTC_INTERNAL_ASSERT(spec_.arena.scratch_offsets.count(&n), "{} uses scratch the plan lacks",
+                           n.describe());
+      params.push_back("unsigned char* AOTC_RESTRICT scratch");
+    }
 
     // Nodes with the same op, attributes and types get the same body: emit it once.
     std::string param_list = join(params, ", ");
@@ -137,6 +169,8 @@ class CppModuleEmitter {
     std::vector<std::string> args;
     for (const Value* v : n.inputs()) args.push_back(v ? pointer(*v, false) : "nullptr");
     for (const Value* v : n.outputs()) args.push_back(pointer(*v, true));
+    if (kernel.scratch_bytes > 0)
+      args.push_back(fmt::format("arena + {}", spec_.arena.scratch_offsets.at(&n)));
     run_.line("// node '{}' ({}): {}", comment_text(n.name()), n.op(), signature_comment(n, true));
     std::string call = it->second + "(" + join(args, ", ") + ");";
     if (call.size() + 2 <= 100) {

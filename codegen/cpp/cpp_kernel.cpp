@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "graph/tensor_data.h"
+
 namespace aotc::codegen {
 
 const CppKernelRegistry& CppKernelRegistry::instance() {
@@ -19,25 +21,58 @@ const CppKernelRegistry& CppKernelRegistry::instance() {
     register_index_cpp_kernels(r);
     register_scan_cpp_kernels(r);
     register_loss_cpp_kernels(r);
+    register_pad_cpp_kernels(r);
+    register_range_cpp_kernels(r);
+    register_diagonal_cpp_kernels(r);
+    register_resize_cpp_kernels(r);
+    register_conv_transpose_cpp_kernels(r);
+    register_quantize_cpp_kernels(r);
+    register_attention_cpp_kernels(r);
+    register_einsum_cpp_kernels(r);
+    register_fused_cpp_kernels(r);
     return r;
   }();
   return registry;
 }
 
-void CppKernelRegistry::add(const std::string& op, CppKernelEmitter e) {
+void CppKernelRegistry::add(const std::string& op, CppKernelEmitter e, KernelDTypes dtypes,
+                            bool accepts_epilogue) {
   AOTC_INTERNAL_ASSERT(!emitters_.count(op), "C++ kernel for {} registered twice", op);
-  emitters_[op] = std::move(e);
+  emitters_[op] = Entry{std::move(e), dtypes, accepts_epilogue};
+}
+
+bool CppKernelRegistry::handles_storage_only(const std::string& op) const {
+  auto it = emitters_.find(op);
+  return it != emitters_.end() && it->second.dtypes == KernelDTypes::kStorageOnlyToo;
 }
 
 const CppKernelEmitter* CppKernelRegistry::find(const std::string& op) const {
   auto it = emitters_.find(op);
-  return it == emitters_.end() ? nullptr : &it->second;
+  return it == emitters_.end() ? nullptr : &it->second.emit;
+}
+
+bool CppKernelRegistry::accepts_epilogue(const std::string& op) const {
+  auto it = emitters_.find(op);
+  return it != emitters_.end() && it->second.accepts_epilogue;
 }
 
 std::vector<std::string> CppKernelRegistry::ops() const {
   std::vector<std::string> out;
   for (auto& [k, v] : emitters_) out.push_back(k);
   return out;
+}
+
+Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node) {
+  const CppKernelEmitter* emitter = CppKernelRegistry::instance().find(node.op());
+  if (!emitter) return int64_t{0};
+  std::vector<std::string> in, out;
+  for (int i = 0; i < node.num_inputs(); ++i)
+    in.push_back(node.input(i) ? fmt::format("in{}", i) : "");
+  for (int i = 0; i < node.num_outputs(); ++i) out.push_back(fmt::format("out{}", i));
+  CodeWriter throwaway;
+  CppKernel kernel{node, in, out, throwaway};
+  AOTC_RETURN_IF_ERROR((*emitter)(kernel).with_context(node.describe()));
+  return kernel.scratch_bytes;
 }
 
 std::string compute_type(DType t) {
@@ -62,6 +97,10 @@ std::string store(DType t, const std::string& ptr, const std::string& index, con
 }
 
 std::string literal(DType t, double v) {
+  if (is_storage_only(t)) {
+    uint8_t code = TensorData::filled(t, {}, v).data<uint8_t>()[0];
+    return fmt::format("static_cast<uint8_t>(0x{:02x})", code);
+  }
   bool single = t == DType::kFloat32 || t == DType::kFloat16 || t == DType::kBFloat16;
   if (is_float(t)) {
     std::string ty = single ? "float" : "double";
@@ -73,6 +112,74 @@ std::string literal(DType t, double v) {
   if (t == DType::kBool) return v != 0 ? "true" : "false";
   if (t == DType::kInt64 && v <= -9.2233720368547758e18) return "INT64_MIN";
   return fmt::format("({}){}", dtype_c_type(t), static_cast<long long>(v));
+}
+
+namespace {
+
+/// The aotc_dtypes.h name stem of a storage-only float type ("f8e4m3fn", ...).
+std::string small_float_stem(DType t) { return std::string(dtype_name(t)); }
+
+/// The aotc_dtypes.h function decoding a 4/2-bit integer code.
+std::string small_int_decoder(DType t) { return fmt::format("aotc_{}_to_int", dtype_name(t)); }
+
+const char* e8m0_round_mode_macro(E8M0Rounding r) {
+  switch (r) {
+    case E8M0Rounding::kUp:
+      return "AOTC_E8M0_ROUND_UP";
+    case E8M0Rounding::kDown:
+      return "AOTC_E8M0_ROUND_DOWN";
+    case E8M0Rounding::kNearest:
+      return "AOTC_E8M0_ROUND_NEAREST";
+  }
+  return "AOTC_E8M0_ROUND_UP";
+}
+
+}  // namespace
+
+std::string cast_expression(DType from, DType to, const CastMode& mode, const std::string& value) {
+  if (from == to) return value;
+  // First the source as a plain C++ value: storage-only codes are decoded to float (the float8
+  // and float4 types) or int (4/2-bit integers); the others are already in their compute type.
+  std::string v = value;
+  DType as = from;  // the type v now has, for the rules below
+  if (is_storage_only(from)) {
+    if (is_float(from)) {
+      v = fmt::format("aotc_{}_to_float({})", small_float_stem(from), value);
+      as = DType::kFloat32;
+    } else {
+      v = fmt::format("{}({})", small_int_decoder(from), value);
+      as = DType::kInt32;
+    }
+  }
+  const bool float_source = is_float(as);
+  if (to == DType::kBool) return as == DType::kBool ? v : fmt::format("{} != 0", v);
+  if (is_storage_only(to)) {
+    if (is_float(to)) {
+      // Through double, then float, exactly as the reference (TensorData::set_double) goes.
+      std::string f = as == DType::kFloat32 || as == DType::kFloat16 || as == DType::kBFloat16
+                          ? v
+                          : fmt::format("static_cast<float>(static_cast<double>({}))", v);
+      if (to == DType::kFloat4E2M1) return fmt::format("aotc_f4e2m1_from_float({})", f);
+      if (to == DType::kFloat8E8M0)
+        return fmt::format("aotc_f8e8m0_from_float({}, {}, {})", f, mode.saturate ? 1 : 0,
+                           e8m0_round_mode_macro(mode.e8m0_rounding));
+      return fmt::format("aotc_{}_from_float({}, {})", small_float_stem(to), f,
+                         mode.saturate ? 1 : 0);
+    }
+    const char* narrow = dtype_bits(to) == 4 ? "aotc_int_to_4bit" : "aotc_int_to_2bit";
+    if (float_source) return fmt::format("{}(aotc_double_to_int64({}))", narrow, v);
+    return fmt::format("{}(static_cast<int64_t>({}))", narrow, v);
+  }
+  const std::string ct = compute_type(to);
+  if (compute_type(as) == ct) return v;
+  if (float_source && is_integer(to)) {
+    // Truncation toward zero without undefined behaviour, then wrapping to the width.
+    if (to == DType::kInt64) return fmt::format("aotc_double_to_int64({})", v);
+    if (to == DType::kUInt64) return fmt::format("aotc_double_to_uint64({})", v);
+    return fmt::format("static_cast<{}>({}({}))", ct,
+                       is_signed_integer(to) ? "aotc_double_to_int64" : "aotc_double_to_uint64", v);
+  }
+  return fmt::format("static_cast<{}>({})", ct, v);
 }
 
 std::string int_list(const std::vector<int64_t>& values) {

@@ -15,29 +15,65 @@
 
 namespace aotc::codegen {
 
+class Epilogue;
+
 /// What a kernel emitter sees. The function being written has the signature
 ///   static void <fn>(const T0* in0, const T1* in1, ..., U0* out0, ...)
 /// where Ti is the C type of input i's dtype (dtype_c_type: float, double, int64_t, uint16_t for
 /// f16/bf16, bool, ...). Absent optional inputs are passed as nullptr; `in[i]` is then "".
-/// Inputs and outputs never alias. The body starts at the writer's current indentation.
+/// Inputs and outputs do not alias, except that the memory planner may give the output the
+/// buffer of an operand that in_place_operands() (graph/ops/op_registry.h) offers: the kernel
+/// must then read each element of that operand only while computing the output element at the
+/// same index, before storing it. The body starts at the writer's current indentation.
 struct CppKernel {
   const Node& node;
   std::vector<std::string> in;   ///< C names of the input pointers ("" for absent inputs).
   std::vector<std::string> out;  ///< C names of the output pointers.
   CodeWriter& w;
+  /// For the anchor of a Fused kernel: the elementwise nodes to apply to each result element
+  /// before storing it (codegen/cpp/epilogue.h); only emitters registered with
+  /// accepts_epilogue see one.
+  const Epilogue* epilogue = nullptr;
+  /// Bytes of scratch space asked for with scratch(); the memory planner reserves them in the
+  /// arena for the duration of this kernel, and the kernel gets them as `unsigned char* scratch`.
+  int64_t scratch_bytes = 0;
+
+  /// Reserves `bytes` of scratch space (64-byte aligned) and returns a C expression of type
+  /// `unsigned char*` pointing at it. Kernels use scratch instead of large local arrays, so that
+  /// all the memory a package needs is in its arena and stated by its header.
+  std::string scratch(int64_t bytes) {
+    std::string at = scratch_bytes == 0 ? "scratch" : fmt::format("(scratch + {})", scratch_bytes);
+    scratch_bytes += (bytes + 63) / 64 * 64;
+    return at;
+  }
 };
 
 using CppKernelEmitter = std::function<Status(CppKernel&)>;
 
+/// Which element types an emitter's kernels handle. The storage-only types (float8, float4,
+/// 4/2-bit integers; graph/dtype.h) reach kernels as uint8_t codes: only kernels that convert
+/// them (Cast) or copy elements unchanged (data movement) may declare kStorageOnlyToo.
+enum class KernelDTypes { kComputable, kStorageOnlyToo };
+
 class CppKernelRegistry {
  public:
   static const CppKernelRegistry& instance();
-  void add(const std::string& op, CppKernelEmitter e);
+  /// `accepts_epilogue`: the emitter honours CppKernel::epilogue.
+  void add(const std::string& op, CppKernelEmitter e,
+           KernelDTypes dtypes = KernelDTypes::kComputable, bool accepts_epilogue = false);
   const CppKernelEmitter* find(const std::string& op) const;
+  /// Whether the kernel of `op` handles storage-only dtypes (false for unknown ops).
+  bool handles_storage_only(const std::string& op) const;
+  bool accepts_epilogue(const std::string& op) const;
   std::vector<std::string> ops() const;
 
  private:
-  std::map<std::string, CppKernelEmitter> emitters_;
+  struct Entry {
+    CppKernelEmitter emit;
+    KernelDTypes dtypes = KernelDTypes::kComputable;
+    bool accepts_epilogue = false;
+  };
+  std::map<std::string, Entry> emitters_;
 };
 
 // One registration function per kernel family file in codegen/cpp/.
@@ -53,19 +89,42 @@ void register_scatter_cpp_kernels(CppKernelRegistry& r);
 void register_index_cpp_kernels(CppKernelRegistry& r);
 void register_scan_cpp_kernels(CppKernelRegistry& r);
 void register_loss_cpp_kernels(CppKernelRegistry& r);
+void register_pad_cpp_kernels(CppKernelRegistry& r);
+void register_range_cpp_kernels(CppKernelRegistry& r);
+void register_diagonal_cpp_kernels(CppKernelRegistry& r);
+void register_resize_cpp_kernels(CppKernelRegistry& r);
+void register_conv_transpose_cpp_kernels(CppKernelRegistry& r);
+void register_quantize_cpp_kernels(CppKernelRegistry& r);
+void register_attention_cpp_kernels(CppKernelRegistry& r);
+void register_einsum_cpp_kernels(CppKernelRegistry& r);
+void register_fused_cpp_kernels(CppKernelRegistry& r);
+
+/// Bytes of scratch space the node's kernel asks for (by emitting it into a throwaway writer).
+Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node);
+
+/// Ok when the body of a Fused node can be emitted: an anchor whose emitter accepts epilogues,
+/// element expressions for the other nodes (fused_kernels.cpp).
+Status check_fused_kernel(const Node& node);
 
 // Helpers for emitters.
 
 /// The C++ type arithmetic is done in for a dtype: float for f32/f16/bf16, double for f64, the
-/// integer type itself for integers, bool for bool.
+/// integer type itself for integers, bool for bool; the storage-only types stay uint8_t codes
+/// (cast_expression converts them).
 std::string compute_type(DType t);
 /// Expression reading element `index` of pointer `ptr` of dtype t, converted to compute_type
-/// (f16/bf16 decode through aotc_h2f / aotc_bf2f from runtime_stub/aotc_runtime.h).
+/// (f16/bf16 decode through aotc_h2f / aotc_bf2f from runtime_stub/aotc_runtime.h; codes of
+/// storage-only types are read as they are).
 std::string load(DType t, const std::string& ptr, const std::string& index);
 /// Statement storing `value` (of compute_type) into element `index` of `ptr`.
 std::string store(DType t, const std::string& ptr, const std::string& index, const std::string& value);
-/// A C++ literal for a double in compute type t (handles inf/nan, exact round trip).
+/// A C++ literal for a double in compute type t (handles inf/nan, exact round trip; for
+/// storage-only types the code of the value, rounded as Cast does by default).
 std::string literal(DType t, double v);
+/// The expression converting `value` (of compute_type(from)) to compute_type(to) as ONNX Cast
+/// does, with `mode` for float8 targets; bit-exact with TensorData::cast, using the helpers of
+/// runtime_stub/aotc_dtypes.h (no undefined behaviour for NaN or out-of-range values).
+std::string cast_expression(DType from, DType to, const CastMode& mode, const std::string& value);
 /// "{1, 2, 3}" for static initialisers of int64 arrays.
 std::string int_list(const std::vector<int64_t>& values);
 

@@ -19,6 +19,8 @@ void ExprBuilder::add_helper(const std::string& name, std::vector<std::string> l
 
 std::string element_literal(const TensorData& data, int64_t i) {
   DType t = data.dtype();
+  if (is_storage_only(t))
+    return fmt::format("static_cast<uint8_t>(0x{:02x})", data.data<uint8_t>()[i]);
   if (t == DType::kBool) return data.get_int64(i) ? "true" : "false";
   if (is_signed_integer(t)) {
     int64_t v = data.get_int64(i);

@@ -9,6 +9,7 @@
 #include "codegen/cpp/cpp_kernel.h"
 #include "codegen/cpp/elementwise_emitter.h"
 #include "codegen/cpp/elementwise_expressions.h"
+#include "graph/ops/cast_mode.h"
 
 namespace aotc::codegen {
 namespace {
@@ -92,24 +93,6 @@ std::string pow_expr(ExprBuilder& builder, DType base, DType exp, const std::str
   lines.push_back("};");
   builder.add_helper(name, std::move(lines));
   return fmt::format("{}({}, {})", name, a, b);
-}
-
-std::string cast_expr(DType from, DType to, const std::string& a) {
-  std::string ct = compute_type(to);
-  if (to == DType::kBool) return from == DType::kBool ? a : fmt::format("{} != {}", a, zero(from));
-  if (compute_type(from) == ct) return a;
-  if (is_float(from) && is_integer(to)) {
-    // Float to integer truncates toward zero. Going through int64_t makes narrow targets wrap
-    // like the reference implementation (a direct cast out of range is undefined behaviour).
-    if (to == DType::kUInt64)
-      return fmt::format(
-          "({0} < 0 ? static_cast<uint64_t>(static_cast<int64_t>({0})) : "
-          "static_cast<uint64_t>({0}))",
-          a);
-    if (to == DType::kInt64) return fmt::format("static_cast<int64_t>({})", a);
-    return fmt::format("static_cast<{}>(static_cast<int64_t>({}))", ct, a);
-  }
-  return fmt::format("static_cast<{}>({})", ct, a);
 }
 
 /// The element of a variadic Max / Min: a left fold that binds each partial result. For floats
@@ -264,7 +247,7 @@ void add_arithmetic_expressions(ExpressionTable& table) {
   };
   table["Identity"] = [](ExprBuilder&, const Node&, X x) -> Expected<std::string> { return x[0]; };
   table["Cast"] = [](ExprBuilder&, const Node& n, X x) -> Expected<std::string> {
-    return cast_expr(n.input(0)->dtype(), out_dtype(n), x[0]);
+    return cast_expression(n.input(0)->dtype(), out_dtype(n), cast_mode(n.attrs()), x[0]);
   };
   table["Clip"] = [](ExprBuilder&, const Node&, X x) -> Expected<std::string> {
     // Lower bound first: when min > max every element becomes max, as the spec requires.
@@ -394,9 +377,11 @@ Status emit_identity_kernel(CppKernel& k) {
 
 void register_elementwise_cpp_kernels(CppKernelRegistry& r) {
   for (const auto& [op, expression] : expression_table()) {
-    if (op != "Identity") r.add(op, emit_elementwise_kernel);
+    if (op != "Identity" && op != "Cast") r.add(op, emit_elementwise_kernel);
   }
-  r.add("Identity", emit_identity_kernel);
+  // Cast converts to and from the storage-only types; Identity copies their codes.
+  r.add("Cast", emit_elementwise_kernel, KernelDTypes::kStorageOnlyToo);
+  r.add("Identity", emit_identity_kernel, KernelDTypes::kStorageOnlyToo);
 }
 
 }  // namespace aotc::codegen

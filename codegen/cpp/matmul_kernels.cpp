@@ -5,12 +5,14 @@
 // arithmetic for integers), which is stored when the whole K range is summed. The local block
 // cannot alias the operands, so g++ -O2 vectorizes the inner loop when its length is constant.
 // Batch axes broadcast; each batch entry's A and B offsets are constants (or a baked table when
-// the broadcast is irregular).
+// the broadcast is irregular). The epilogue of a Fused kernel is applied to each element as the
+// row block is stored.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "codegen/cpp/cpp_kernel.h"
+#include "codegen/cpp/epilogue.h"
 #include "graph/ops/matmul_shape.h"
 #include "graph/ops/op_helpers.h"
 
@@ -82,6 +84,7 @@ Status emit_matmul(CppKernel& k) {
   w.line("constexpr int64_t kBatch = {};", batch_count);
   w.line("constexpr int64_t kM = {}, kK = {}, kN = {};", m, kk, n);
   w.line("constexpr int64_t kColumnBlock = {};  // output columns accumulated at once", block);
+  if (k.epilogue) k.epilogue->emit_prologue(w);
   auto access_line = [&](const char* name, const BatchAccess& acc_info) {
     if (acc_info.table)
       w.line("static constexpr int64_t k{}Offset[kBatch] = {};", name, int_list(acc_info.offsets));
@@ -90,10 +93,16 @@ Status emit_matmul(CppKernel& k) {
   };
   access_line("A", a);
   access_line("B", b);
+  // The accumulators live in the arena (scratch), not on the stack: a package's memory is all
+  // in its header's numbers.
+  const int64_t acc_bytes = is_integer(t) ? dtype_size(t) : t == DType::kFloat64 ? 8 : 4;
+  w.line("{0}* AOTC_RESTRICT acc = reinterpret_cast<{0}*>({1});", acc,
+         k.scratch(block * acc_bytes));
   w.open("for (int64_t batch = 0; batch < kBatch; ++batch)");
   w.line("const {0}* a = {1} + {2};", ct, k.in[0], a.table ? "kAOffset[batch]" : "batch * kABatchStride");
   w.line("const {0}* b = {1} + {2};", ct, k.in[1], b.table ? "kBOffset[batch]" : "batch * kBBatchStride");
-  w.line("{}* y = {} + batch * kM * kN;", ct, k.out[0]);
+  w.line("{}* y = {} + batch * kM * kN;", dtype_c_type(k.epilogue ? k.epilogue->out_dtype() : t),
+         k.out[0]);
   w.open("for (int64_t i = 0; i < kM; ++i)");
   w.open("for (int64_t j0 = 0; j0 < kN; j0 += kColumnBlock)");
   std::string len = "kColumnBlock";
@@ -101,14 +110,27 @@ Status emit_matmul(CppKernel& k) {
     w.line("const int64_t len = std::min(kColumnBlock, kN - j0);");
     len = "len";
   }
-  w.line("{} acc[kColumnBlock] = {{}};", acc);
+  w.line("for (int64_t j = 0; j < {}; ++j) acc[j] = 0;", len);
   w.open("for (int64_t p = 0; p < kK; ++p)");
   w.line("const {} a_ip = {};", acc, operand("a", "i * kK + p"));
   w.line("const {}* b_row = b + p * kN + j0;", ct);
   w.line("for (int64_t j = 0; j < {}; ++j) acc[j] += a_ip * {};", len, operand("b_row", "j"));
   w.close();
   std::string value = is_signed_integer(t) ? fmt::format("({})acc[j]", ct) : "acc[j]";
-  w.line("for (int64_t j = 0; j < {}; ++j) {}", len, store(t, "y", "i * kN + j0 + j", value));
+  if (k.epilogue) {
+    // The result axes: batch axes, then the row unless A is a vector, then the column unless B is.
+    const int nb = static_cast<int>(batch.size());
+    std::vector<AxisRange> coords;
+    if (nb > 0) coords.push_back({0, nb, "batch"});
+    int axis = nb;
+    if (!ms.a_vector) coords.push_back({axis, axis + 1, "i"}), ++axis;
+    if (!ms.b_vector) coords.push_back({axis, axis + 1, "j0 + j"});
+    w.open("for (int64_t j = 0; j < {}; ++j)", len);
+    AOTC_RETURN_IF_ERROR(k.epilogue->emit_store(w, value, coords, "y", "i * kN + j0 + j"));
+    w.close();
+  } else {
+    w.line("for (int64_t j = 0; j < {}; ++j) {}", len, store(t, "y", "i * kN + j0 + j", value));
+  }
   w.close();
   w.close();
   w.close();
@@ -117,6 +139,8 @@ Status emit_matmul(CppKernel& k) {
 
 }  // namespace
 
-void register_matmul_cpp_kernels(CppKernelRegistry& r) { r.add("MatMul", emit_matmul); }
+void register_matmul_cpp_kernels(CppKernelRegistry& r) {
+  r.add("MatMul", emit_matmul, KernelDTypes::kComputable, /*accepts_epilogue=*/true);
+}
 
 }  // namespace aotc::codegen

@@ -1,4 +1,4 @@
-// Portable C++ kernel bodies for the 'pool' op family: MaxPool (with Indices), AveragePool,
+// Portable C++ kernel bodies for the 'pool' op family: MaxPool (with Indices), AveragePool, LpPool,
 // GlobalAveragePool and GlobalMaxPool, with 1 to 3 spatial axes and every extent, stride,
 // dilation and pad baked in. Pools are a small share of a network's work and memory bound, so
 // the windowed kernels favour plain loops with a bounds test per tap over specialised borders.
@@ -53,7 +53,7 @@ std::string lowest(DType t) {
   return fmt::format("std::numeric_limits<{}>::lowest()", compute_type(t));
 }
 
-enum class PoolKind { kMax, kAverage };
+enum class PoolKind { kMax, kAverage, kLp };
 
 Status emit_window_pool(CppKernel& k, PoolKind kind) {
   const Node& node = k.node;
@@ -72,12 +72,15 @@ Status emit_window_pool(CppKernel& k, PoolKind kind) {
   const bool with_indices = kind == PoolKind::kMax && node.num_outputs() > 1;
   const bool include_pad = node.attrs().get_int("count_include_pad", 0) != 0;
   const bool column_major = node.attrs().get_int("storage_order", 0) != 0;
+  const int64_t p = node.attrs().get_int("p", 2);
 
   CodeWriter& w = k.w;
   w.line("// {}: X {} -> Y {}{}.", node.op(), x.to_string(), node.output(0)->type().to_string(),
          kind == PoolKind::kAverage
-             ? (include_pad ? ", dividing by the taps inside the padded input" : ", dividing by the taps inside the input")
-             : (with_indices ? ", with the flat index of each maximum" : ""));
+             ? (include_pad ? ", dividing by the taps inside the padded input"
+                            : ", dividing by the taps inside the input")
+         : kind == PoolKind::kLp ? fmt::format(", p = {}", p)
+                                 : (with_indices ? ", with the flat index of each maximum" : ""));
   w.line("constexpr int64_t kPlanes = {};  // batch x channels", xd[0] * xd[1]);
   w.line("constexpr int64_t {};", named_list("kIn", axes, g.input));
   w.line("constexpr int64_t {};", named_list("kOut", axes, g.output));
@@ -108,7 +111,7 @@ Status emit_window_pool(CppKernel& k, PoolKind kind) {
     w.line("int64_t best_index = -1;  // stays -1 when the window reads no input");
   } else {
     w.line("{} sum = 0;", acc);
-    w.line("int64_t count = 0;");
+    if (kind == PoolKind::kAverage) w.line("int64_t count = 0;");
   }
   for (int a = 0; a < r; ++a) {
     w.open("for (int64_t {0} = 0; {0} < kK{1}; ++{0})", kv[a], axes[a]);
@@ -129,12 +132,24 @@ Status emit_window_pool(CppKernel& k, PoolKind kind) {
       w.line("best_index = plane * kInPlane + {};", in_index);
     }
     w.close();
+  } else if (kind == PoolKind::kLp) {
+    w.line("sum += {};", p == 1   ? "std::fabs(v)"
+                         : p == 2 ? "v * v"
+                                  : fmt::format("std::pow(std::fabs(v), {})",
+                                                literal(DType::kFloat64, static_cast<double>(p))));
   } else {
     w.line("sum += v;");
     w.line("++count;");
   }
   for (int a = 0; a < r; ++a) w.close();
-  if (kind == PoolKind::kMax) {
+  if (kind == PoolKind::kLp) {
+    std::string norm = p == 1   ? "sum"
+                       : p == 2 ? "std::sqrt(sum)"
+                                : fmt::format("std::pow(sum, {})",
+                                              literal(t == DType::kFloat64 ? t : DType::kFloat32,
+                                                      1.0 / static_cast<double>(p)));
+    w.raw_line(store(t, k.out[0], out_index, fmt::format("static_cast<{}>({})", acc, norm)));
+  } else if (kind == PoolKind::kMax) {
     w.raw_line(store(t, k.out[0], out_index, fmt::format("best_index < 0 ? {} : best", literal(t, 0))));
     if (with_indices) w.line("{}[{}] = best_index;", k.out[1], out_index);
   } else {
@@ -190,6 +205,7 @@ Status emit_global_pool(CppKernel& k, PoolKind kind) {
 void register_pool_cpp_kernels(CppKernelRegistry& r) {
   r.add("MaxPool", [](CppKernel& k) { return emit_window_pool(k, PoolKind::kMax); });
   r.add("AveragePool", [](CppKernel& k) { return emit_window_pool(k, PoolKind::kAverage); });
+  r.add("LpPool", [](CppKernel& k) { return emit_window_pool(k, PoolKind::kLp); });
   r.add("GlobalAveragePool", [](CppKernel& k) { return emit_global_pool(k, PoolKind::kAverage); });
   r.add("GlobalMaxPool", [](CppKernel& k) { return emit_global_pool(k, PoolKind::kMax); });
 }

@@ -121,6 +121,14 @@ Status emit_shape(CppKernel& k) {
   return Status::ok();
 }
 
+/// Size, like Shape, is normally folded away; its kernel writes the compile-time count.
+Status emit_size(CppKernel& k) {
+  AOTC_ASSIGN_OR_RETURN(std::vector<TensorData> out, evaluate_node(k.node, {nullptr}));
+  k.w.line("// Size of {}.", k.node.input(0)->type().to_string());
+  k.w.line("{}[0] = INT64_C({});", k.out[0], out[0].get_int64(0));
+  return Status::ok();
+}
+
 /// A C++ expression of dtype t's storage type holding element 0 of `value` bit for bit.
 std::string storage_literal(const TensorData& value) {
   DType t = value.dtype();
@@ -128,6 +136,8 @@ std::string storage_literal(const TensorData& value) {
   if (t == DType::kFloat16 || t == DType::kBFloat16) {
     return fmt::format("static_cast<uint16_t>(0x{:04x})", value.data<uint16_t>()[0]);
   }
+  if (is_storage_only(t))
+    return fmt::format("static_cast<uint8_t>(0x{:02x})", value.data<uint8_t>()[0]);
   if (is_float(t) || t == DType::kBool) return literal(t, value.get_double(0));
   int64_t v = value.get_int64(0);
   if (v == INT64_MIN) return fmt::format("static_cast<{}>(INT64_MIN)", c_type);
@@ -156,9 +166,11 @@ Status emit_constant_of_shape(CppKernel& k) {
 }  // namespace
 
 void register_shape_cpp_kernels(CppKernelRegistry& r) {
+  // Data movement copies elements unchanged, so the storage-only types' codes move as they are.
   for (const char* op : {"Reshape", "Transpose", "Concat", "Slice", "Split", "Expand"})
-    r.add(op, emit_data_movement);
+    r.add(op, emit_data_movement, KernelDTypes::kStorageOnlyToo);
   r.add("Shape", emit_shape);
+  r.add("Size", emit_size);
   r.add("ConstantOfShape", emit_constant_of_shape);
 }
 

@@ -15,6 +15,14 @@ void register_all_converters(ConverterRegistry& r) {
   register_index_converters(r);
   register_scan_converters(r);
   register_loss_converters(r);
+  register_pad_converters(r);
+  register_rearrange_converters(r);
+  register_range_converters(r);
+  register_diagonal_converters(r);
+  register_resize_converters(r);
+  register_quantize_converters(r);
+  register_attention_converters(r);
+  register_einsum_converters(r);
 }
 
 }  // namespace aotc::frontend

@@ -16,6 +16,14 @@ void register_scatter_converters(ConverterRegistry& r);
 void register_index_converters(ConverterRegistry& r);
 void register_scan_converters(ConverterRegistry& r);
 void register_loss_converters(ConverterRegistry& r);
+void register_pad_converters(ConverterRegistry& r);
+void register_rearrange_converters(ConverterRegistry& r);
+void register_range_converters(ConverterRegistry& r);
+void register_diagonal_converters(ConverterRegistry& r);
+void register_resize_converters(ConverterRegistry& r);
+void register_quantize_converters(ConverterRegistry& r);
+void register_attention_converters(ConverterRegistry& r);
+void register_einsum_converters(ConverterRegistry& r);
 
 void register_all_converters(ConverterRegistry& r);
 

@@ -12,18 +12,28 @@
 namespace aotc::frontend {
 namespace {
 
-/// A Cast (or nothing, when the dtype already matches) of `x` to `to`.
+/// A Cast (or nothing, when the dtype already matches) of `x` to `to`. The node's `saturate`
+/// (Cast-19+, CastLike-19+) and `round_mode` (Cast-24+, CastLike-25+) are kept only where they
+/// change the result: saturate for float8 targets, round_mode for float8e8m0.
 Expected<std::vector<Value*>> emit_cast(ConvertContext& ctx, Value* x, DType to) {
   // A cast to the operand's own dtype is an identity; aliasing it avoids a copy kernel.
   if (x->dtype() == to) return std::vector<Value*>{x};
   Attributes attrs;
   attrs.set("to", std::string(dtype_name(to)));
+  bool float8 = is_storage_only(to) && is_float(to) && to != DType::kFloat4E2M1;
+  if (float8 && ctx.attrs().get_int("saturate", 1) == 0) attrs.set("saturate", int64_t{0});
+  if (to == DType::kFloat8E8M0) {
+    std::string round_mode = ctx.attrs().get_string("round_mode", "up");
+    if (!parse_e8m0_rounding(round_mode))
+      return ctx.error(
+          "attribute 'round_mode' is \"{}\"; it must be \"up\", \"down\" or \"nearest\"",
+          round_mode);
+    if (round_mode != "up") attrs.set("round_mode", round_mode);
+  }
   return ctx.emit("Cast", {x}, std::move(attrs));
 }
 
-/// Cast-6 .. Cast-25: attribute `to` holds a TensorProto.DataType number. `saturate` (19+) and
-/// `round_mode` (25+) only affect float8 targets, which the IR has no dtype for, so they are
-/// accepted and ignored.
+/// Cast-6 .. Cast-25: attribute `to` holds a TensorProto.DataType number.
 Expected<std::vector<Value*>> convert_cast(ConvertContext& ctx) {
   if (!ctx.attrs().has("to")) return ctx.error("required attribute 'to' is missing");
   int64_t onnx_to = ctx.attrs().get_int("to", 0);

@@ -1,6 +1,7 @@
 // ONNX -> core op converters for the 'norm' family: BatchNormalization, LayerNormalization,
-// Softmax, LogSoftmax and LRN. The core ops follow the latest ONNX forms (see graph/ops/norm.cpp);
-// what differs between versions is handled here.
+// InstanceNormalization, GroupNormalization, RMSNormalization, MeanVarianceNormalization,
+// LpNormalization, Softmax, LogSoftmax and LRN. The core ops follow the latest ONNX forms (see
+// graph/ops/norm.cpp); what differs between versions is handled here.
 #include "frontend/converters/all_converters.h"
 #include "graph/ops/op_helpers.h"
 
@@ -53,8 +54,10 @@ Expected<std::vector<Value*>> convert_softmax_coerced(ConvertContext& ctx) {
   int rank = x->rank();
   int64_t axis_attr = ctx.attrs().get_int("axis", 1);
   // Before opset 13 an axis equal to the rank was accepted (it makes every row one element).
-  std::optional<int> axis = axis_attr == rank ? std::optional<int>(rank) : normalize_axis(axis_attr, rank);
-  if (!axis || rank == 0) return ctx.error("axis {} is out of range for a rank-{} input", axis_attr, rank);
+  std::optional<int> axis =
+      axis_attr == rank ? std::optional<int>(rank) : normalize_axis(axis_attr, rank);
+  if (!axis || rank == 0)
+    return ctx.error("axis {} is out of range for a rank-{} input", axis_attr, rank);
 
   bool trailing_ones = *axis < rank;
   for (int i = *axis + 1; i < rank; ++i)
@@ -68,7 +71,8 @@ Expected<std::vector<Value*>> convert_softmax_coerced(ConvertContext& ctx) {
   if (!is_static(shape))
     return ctx.unsupported_error(
         "coercing input {} to 2-D at axis {} needs static dims (opset < 13 semantics); bind the "
-        "symbolic dims or use opset 13", x->type().to_string(), *axis);
+        "symbolic dims or use opset 13",
+        x->type().to_string(), *axis);
   std::vector<int64_t> dims = static_dims(shape);
   std::vector<int64_t> rows_cols = {product(dims, 0, *axis), product(dims, *axis)};
   Value* shape_2d = ctx.constant(TensorData::from_int64(rows_cols), "shape_2d");
@@ -78,6 +82,54 @@ Expected<std::vector<Value*>> convert_softmax_coerced(ConvertContext& ctx) {
   attrs.set("axis", int64_t{1});
   AOTC_ASSIGN_OR_RETURN(Value * y2, ctx.emit1(ctx.op_type(), {x2}, attrs));
   AOTC_ASSIGN_OR_RETURN(Value * y, ctx.emit1("Reshape", {y2, shape_nd}));
+  return std::vector<Value*>{y};
+}
+
+/// InstanceNormalization-1/6/22 is GroupNormalization with one group per channel: each group
+/// is then a single channel, normalised over its spatial extent, with per-channel scale and B.
+Expected<std::vector<Value*>> convert_instance_norm(ConvertContext& ctx) {
+  Value* x = ctx.input(0);
+  if (x->rank() < 2)
+    return ctx.error("input must have rank >= 2 (N x C x ...), got {}", x->type().to_string());
+  const Dim& channels = x->shape()[1];
+  if (!channels.is_static())
+    return ctx.unsupported_error("the channel count of {} must be static", x->type().to_string());
+  Attributes attrs;
+  attrs.set("epsilon", ctx.attrs().get_float("epsilon", 1e-5));
+  attrs.set("num_groups", channels.value);
+  AOTC_ASSIGN_OR_RETURN(Value * y, ctx.emit1("GroupNormalization", ctx.inputs(), attrs));
+  return std::vector<Value*>{y};
+}
+
+/// GroupNormalization-18 takes scale and bias per group ([G]); the core op (version 21) takes
+/// them per channel, so each value is repeated for the C/G channels of its group:
+/// Reshape [G, 1] -> Expand [G, C/G] -> Reshape [C]. Constant operands fold to constants.
+Expected<std::vector<Value*>> convert_group_norm_18(ConvertContext& ctx) {
+  Value* x = ctx.input(0);
+  int64_t groups = ctx.attrs().get_int("num_groups", 0);
+  if (x->rank() < 2)
+    return ctx.error("X must have rank >= 2 (N x C x ...), got {}", x->type().to_string());
+  const Dim& channels = x->shape()[1];
+  if (!channels.is_static())
+    return ctx.unsupported_error("the channel count of {} must be static", x->type().to_string());
+  if (groups < 1 || channels.value % groups != 0)
+    return ctx.error("num_groups {} does not divide the {} channels of X", groups, channels.value);
+  std::vector<Value*> inputs = {x};
+  for (int i = 1; i <= 2; ++i) {
+    Value* v = ctx.input(i);
+    if (!v || v->rank() != 1 || !(v->shape()[0] == Dim(groups)))
+      return ctx.error("{} must have shape [{}] (one value per group) in opset 18",
+                       i == 1 ? "scale" : "bias", groups);
+    Value* grid = ctx.constant(TensorData::from_int64({groups, 1}), "group_column");
+    Value* repeat =
+        ctx.constant(TensorData::from_int64({groups, channels.value / groups}), "group_repeat");
+    Value* flat = ctx.constant(TensorData::from_int64({channels.value}), "per_channel");
+    AOTC_ASSIGN_OR_RETURN(Value * column, ctx.emit1("Reshape", {v, grid}));
+    AOTC_ASSIGN_OR_RETURN(Value * repeated, ctx.emit1("Expand", {column, repeat}));
+    AOTC_ASSIGN_OR_RETURN(Value * per_channel, ctx.emit1("Reshape", {repeated, flat}));
+    inputs.push_back(per_channel);
+  }
+  AOTC_ASSIGN_OR_RETURN(Value * y, ctx.emit1("GroupNormalization", inputs, ctx.attrs()));
   return std::vector<Value*>{y};
 }
 
@@ -97,6 +149,13 @@ void register_norm_converters(ConverterRegistry& r) {
     r.add(op, 13, convert_direct);
   }
   r.add_direct("LRN");
+  r.add("InstanceNormalization", 1, convert_instance_norm);
+  r.add("GroupNormalization", 18, convert_group_norm_18);
+  r.add("GroupNormalization", 21, convert_direct);
+  r.add("RMSNormalization", 23, convert_direct);
+  // MeanVarianceNormalization-13 and LpNormalization-22 only widened the dtypes.
+  r.add("MeanVarianceNormalization", 9, convert_direct);
+  r.add("LpNormalization", 1, convert_direct);
 }
 
 }  // namespace aotc::frontend

@@ -1,44 +1,26 @@
 // ONNX -> core op converters for the 'shape' family.
 //
-// Reshape, Transpose, Concat, Slice, Split, Expand, Shape and ConstantOfShape map onto core ops of
-// the same name in their latest form; older versions move attribute operands (Slice-1 starts/ends/
-// axes, Split-2 split) into constant inputs.
+// Reshape, Transpose, Concat, Slice, Split, Expand, Shape, Size and ConstantOfShape map onto core
+// ops of the same name in their latest form; older versions move attribute operands (Slice-1
+// starts/ends/ axes, Split-2 split) into constant inputs.
 //
 // Squeeze, Unsqueeze and Flatten become core Reshape nodes with a constant target shape (see the
 // note at the top of graph/ops/shape.cpp): they never move data, and a single view op keeps the
 // core op set small. The target is computed here from the input's shape; a symbolic dim that keeps
 // its position is written as 0 (copy) and at most one other symbolic extent as -1 (infer), so
 // models with a symbolic batch dim still import.
-#include <algorithm>
-
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "frontend/converters/all_converters.h"
+#include "frontend/converters/constant_operands.h"
 #include "graph/ops/op_helpers.h"
-#include "passes/constant_evaluator.h"
 
 namespace aotc::frontend {
 namespace {
 
 using Values = std::vector<Value*>;
-
-/// The value of integer operand i, folded from its producers when possible. nullopt when the
-/// operand is absent; a kNeedsConstant error when it cannot be known at compile time.
-Expected<std::optional<std::vector<int64_t>>> constant_ints(ConvertContext& ctx, int i, const char* role) {
-  Value* v = ctx.input(i);
-  if (!v) return std::optional<std::vector<int64_t>>{};
-  if (!v->is_constant())
-    if (Value* folded = fold_to_constant(ctx.graph(), v)) v = folded;
-  if (!v->is_constant())
-    return Status::error(ErrorKind::kNeedsConstant,
-                         fmt::format("node '{}' ({}): input '{}' ({}) must be known at compile time",
-                                     ctx.node_name(), ctx.op_type(), v->name(), role));
-  const TensorData* t = v->constant_data();
-  if (t->rank() > 1 || !is_integer(t->dtype()))
-    return ctx.error("input '{}' ({}) must be a 1-D integer tensor, got {}", v->name(), role,
-                     t->type().to_string());
-  return std::optional<std::vector<int64_t>>{t->to_int64_vector()};
-}
 
 std::string target_to_string(const std::vector<std::optional<Dim>>& target) {
   Shape shown;
@@ -230,7 +212,8 @@ Expected<Values> convert_split_13(ConvertContext& ctx) {
 void register_shape_converters(ConverterRegistry& r) {
   // Same form as the core op in every version aotc reads (opset 7 and later); attributes that
   // newer versions added (allowzero, start/end, num_outputs) default to the old behaviour.
-  for (const char* op : {"Transpose", "Concat", "Expand", "Shape", "ConstantOfShape"}) r.add_direct(op);
+  for (const char* op : {"Transpose", "Concat", "Expand", "Shape", "Size", "ConstantOfShape"})
+    r.add_direct(op);
   r.add("Reshape", 1, convert_reshape_attr);
   // Reshape-5: shape input; Reshape-14 adds allowzero.
   r.add("Reshape", 5, [](ConvertContext& ctx) { return ctx.emit("Reshape", ctx.inputs(), ctx.attrs()); });

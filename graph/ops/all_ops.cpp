@@ -18,6 +18,15 @@ void register_all_ops(OpRegistry& r) {
   register_index_ops(r);
   register_scan_ops(r);
   register_loss_ops(r);
+  register_pad_ops(r);
+  register_range_ops(r);
+  register_diagonal_ops(r);
+  register_resize_ops(r);
+  register_conv_transpose_ops(r);
+  register_quantize_ops(r);
+  register_attention_ops(r);
+  register_einsum_ops(r);
+  register_fused_ops(r);
 }
 
 }  // namespace aotc

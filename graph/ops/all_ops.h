@@ -19,6 +19,15 @@ void register_scatter_ops(OpRegistry& r);       // scatter.cpp
 void register_index_ops(OpRegistry& r);         // index.cpp
 void register_scan_ops(OpRegistry& r);          // scan.cpp
 void register_loss_ops(OpRegistry& r);          // loss.cpp
+void register_pad_ops(OpRegistry& r);           // pad.cpp
+void register_range_ops(OpRegistry& r);         // range.cpp
+void register_diagonal_ops(OpRegistry& r);      // diagonal.cpp
+void register_resize_ops(OpRegistry& r);        // resize.cpp
+void register_conv_transpose_ops(OpRegistry& r);  // conv_transpose.cpp
+void register_quantize_ops(OpRegistry& r);      // quantize.cpp
+void register_attention_ops(OpRegistry& r);     // attention.cpp
+void register_einsum_ops(OpRegistry& r);        // einsum.cpp
+void register_fused_ops(OpRegistry& r);         // fused.cpp
 
 /// Registers every core op; called once by OpRegistry::instance().
 void register_all_ops(OpRegistry& r);

@@ -151,6 +151,7 @@ void register_conv_ops(OpRegistry& r) {
                 {"pads", AttrKind::kInts},       {"strides", AttrKind::kInts}};
   conv.infer = infer_conv;
   conv.reference = conv_reference;
+  conv.traits.accepts_epilogue = true;  // codegen/cpp/conv_kernels.cpp applies it at the store
   conv.summary = "N-D convolution (1 to 3 spatial axes) with groups, strides, dilations, padding";
   r.add(std::move(conv));
 }

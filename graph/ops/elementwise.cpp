@@ -13,6 +13,7 @@
 #include <functional>
 
 #include "graph/ops/all_ops.h"
+#include "graph/ops/cast_mode.h"
 #include "graph/ops/elementwise_helpers.h"
 
 namespace aotc {
@@ -269,21 +270,30 @@ Outputs clip_reference(const Node& node, const std::vector<const TensorData*>& i
 }
 
 // ---------------------------------------------------------------------------------------------
-// Cast(x; to): `to` is the IR spelling of the target dtype (f32, f16, i64, bool, ...). The
-// frontend maps ONNX's TensorProto enum onto it and refuses targets the IR cannot represent.
+// Cast(x; to, saturate, round_mode): `to` is the IR spelling of the target dtype (f32, f16, i64,
+// f8e4m3fn, ...); the frontend maps ONNX's TensorProto enum onto it. `saturate` (default 1) and
+// `round_mode` (default "up") only matter for float8 targets; the converter sets them only
+// there. Conversions follow ONNX Cast and its reference bit for bit (runtime_stub/aotc_dtypes.h).
 
 Status infer_cast(InferContext& ctx) {
   std::string to = ctx.attrs().get_string("to", "");
   std::optional<DType> t = parse_dtype(to);
   if (!t) return ctx.error("attribute 'to' is '{}', which is not a dtype", to);
+  int64_t saturate = ctx.attrs().get_int("saturate", 1);
+  if (saturate != 0 && saturate != 1)
+    return ctx.error("attribute 'saturate' must be 0 or 1, got {}", saturate);
+  std::string round_mode = ctx.attrs().get_string("round_mode", "up");
+  if (!parse_e8m0_rounding(round_mode))
+    return ctx.error("attribute 'round_mode' must be \"up\", \"down\" or \"nearest\", got \"{}\"",
+                     round_mode);
   ctx.set_output_type(0, TensorType{*t, ctx.input_type(0).shape});
   return Status::ok();
 }
 
 Outputs cast_reference(const Node& node, const std::vector<const TensorData*>& ins) {
-  // TensorData::cast converts with C cast semantics (floats truncate toward zero when cast to
-  // integers, f16/bf16 round to nearest even, non-zero becomes true).
-  return std::vector<TensorData>{ins[0]->cast(node.output(0)->dtype())};
+  // TensorData::cast has ONNX Cast semantics: floats to integers truncate toward zero (NaN to 0,
+  // then wrapping to the width), floats round to nearest even, non-zero becomes true.
+  return std::vector<TensorData>{ins[0]->cast(node.output(0)->dtype(), cast_mode(node.attrs()))};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -451,6 +461,14 @@ Outputs identity_reference(const Node& node, const std::vector<const TensorData*
 
 }  // namespace
 
+CastMode cast_mode(const Attributes& attrs) {
+  CastMode mode;
+  mode.saturate = attrs.get_int("saturate", 1) != 0;
+  mode.e8m0_rounding =
+      parse_e8m0_rounding(attrs.get_string("round_mode", "up")).value_or(E8M0Rounding::kUp);
+  return mode;
+}
+
 void register_elementwise_ops(OpRegistry& r) {
   // Binary ops broadcast, so a layout change of one operand changes which elements pair up:
   // they are not layout-agnostic. Add and Mul are the bias/scale epilogues of GEMM-like kernels.
@@ -492,8 +510,11 @@ void register_elementwise_ops(OpRegistry& r) {
   r.add(std::move(clip));
 
   OpDef cast = elementwise_op("Cast", 1, 1, infer_cast, cast_reference,
-                              "Converts to dtype 'to' (IR spelling: f32, f16, i64, bool, ...).");
-  cast.attrs = {{"to", AttrKind::kString, true}};
+                              "Converts to dtype 'to' (IR spelling: f32, f16, i64, bool, "
+                              "f8e4m3fn, i4, ...); float8 targets honour saturate and round_mode.");
+  cast.attrs = {{"to", AttrKind::kString, true},
+                {"saturate", AttrKind::kInt, false},
+                {"round_mode", AttrKind::kString, false}};
   cast.traits.layout_agnostic = true;
   r.add(std::move(cast));
 

@@ -127,6 +127,7 @@ void register_matmul_ops(OpRegistry& r) {
   matmul.min_inputs = matmul.max_inputs = 2;
   matmul.infer = infer_matmul;
   matmul.reference = matmul_reference;
+  matmul.traits.accepts_epilogue = true;  // codegen/cpp/matmul_kernels.cpp applies it at the store
   matmul.summary = "matrix product with numpy semantics (vector promotion, batch broadcasting)";
   r.add(std::move(matmul));
 }

@@ -1,9 +1,15 @@
-// Op family 'norm': BatchNormalization, LayerNormalization, Softmax, LogSoftmax and LRN, in their
-// latest ONNX forms (BatchNormalization-15, LayerNormalization-17, Softmax/LogSoftmax-13,
+// Op family 'norm': BatchNormalization, LayerNormalization, GroupNormalization,
+// RMSNormalization, MeanVarianceNormalization, LpNormalization, Softmax, LogSoftmax and LRN, in
+// their latest ONNX forms (BatchNormalization-15, LayerNormalization-17, GroupNormalization-21,
+// RMSNormalization-23, MeanVarianceNormalization-13, LpNormalization-22, Softmax/LogSoftmax-13,
 // LRN-13). Older forms are rewritten by frontend/converters/norm.cpp (for example the 2-D
-// coercion of Softmax before opset 13 becomes Reshape -> Softmax -> Reshape).
+// coercion of Softmax before opset 13 becomes Reshape -> Softmax -> Reshape, and
+// InstanceNormalization becomes GroupNormalization with one group per channel).
 //
-// The reference implementations compute in double precision whatever the input dtype.
+// The reference implementations compute in double precision whatever the input dtype; a
+// stash_type (the precision ONNX asks for the statistics) is checked but only ever exceeded.
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <limits>
 
@@ -15,7 +21,8 @@ namespace {
 
 Status require_float(const InferContext& ctx, int i, const char* role) {
   DType t = ctx.input_type(i).dtype;
-  if (!is_float(t)) return ctx.error("{} must be a floating-point tensor, got {}", role, dtype_name(t));
+  if (!is_float(t))
+    return ctx.error("{} must be a floating-point tensor, got {}", role, dtype_name(t));
   return Status::ok();
 }
 
@@ -52,14 +59,16 @@ Status infer_batch_norm(InferContext& ctx) {
   return Status::ok();
 }
 
-Expected<std::vector<TensorData>> reference_batch_norm(const Node& node, const std::vector<const TensorData*>& in) {
+Expected<std::vector<TensorData>> reference_batch_norm(const Node& node,
+                                                       const std::vector<const TensorData*>& in) {
   const TensorData& x = *in[0];
   const TensorData &scale = *in[1], &bias = *in[2], &in_mean = *in[3], &in_var = *in[4];
   double eps = node.attrs().get_float("epsilon", 1e-5);
   double momentum = node.attrs().get_float("momentum", 0.9);
   bool training = node.attrs().get_int("training_mode", 0) != 0;
   int axis = bn_channel_axis(x.rank());
-  int64_t outer = product(x.dims(), 0, axis), channels = x.dims()[axis], inner = product(x.dims(), axis + 1);
+  int64_t outer = product(x.dims(), 0, axis), channels = x.dims()[axis],
+          inner = product(x.dims(), axis + 1);
 
   std::vector<double> mean(channels), var(channels);
   for (int64_t c = 0; c < channels; ++c) {
@@ -110,11 +119,16 @@ Expected<std::vector<TensorData>> reference_batch_norm(const Node& node, const s
 /// The IR dtype of an ONNX TensorProto.DataType number allowed for stash_type.
 std::optional<DType> stash_dtype(int64_t onnx_type) {
   switch (onnx_type) {
-    case 1: return DType::kFloat32;
-    case 10: return DType::kFloat16;
-    case 11: return DType::kFloat64;
-    case 16: return DType::kBFloat16;
-    default: return std::nullopt;
+    case 1:
+      return DType::kFloat32;
+    case 10:
+      return DType::kFloat16;
+    case 11:
+      return DType::kFloat64;
+    case 16:
+      return DType::kBFloat16;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -156,7 +170,8 @@ Status infer_layer_norm(InferContext& ctx) {
 }
 
 /// For each position in `target` dims, the flat index into a tensor of dims `s` broadcast to it.
-std::vector<int64_t> broadcast_index_map(const std::vector<int64_t>& s, const std::vector<int64_t>& target) {
+std::vector<int64_t> broadcast_index_map(const std::vector<int64_t>& s,
+                                         const std::vector<int64_t>& target) {
   std::vector<int64_t> strides = broadcast_strides(s, target);
   std::vector<int64_t> map;
   for_each_index(target, [&](const std::vector<int64_t>& idx) {
@@ -167,7 +182,8 @@ std::vector<int64_t> broadcast_index_map(const std::vector<int64_t>& s, const st
   return map;
 }
 
-Expected<std::vector<TensorData>> reference_layer_norm(const Node& node, const std::vector<const TensorData*>& in) {
+Expected<std::vector<TensorData>> reference_layer_norm(const Node& node,
+                                                       const std::vector<const TensorData*>& in) {
   const TensorData& x = *in[0];
   int axis = *normalize_axis(node.attrs().get_int("axis", -1), x.rank());
   double eps = node.attrs().get_float("epsilon", 1e-5);
@@ -175,7 +191,8 @@ Expected<std::vector<TensorData>> reference_layer_norm(const Node& node, const s
   int64_t outer = product(x.dims(), 0, axis), inner = product(norm_dims);
   std::vector<int64_t> scale_map = broadcast_index_map(in[1]->dims(), norm_dims);
   const TensorData* bias = in.size() > 2 ? in[2] : nullptr;
-  std::vector<int64_t> bias_map = bias ? broadcast_index_map(bias->dims(), norm_dims) : std::vector<int64_t>{};
+  std::vector<int64_t> bias_map =
+      bias ? broadcast_index_map(bias->dims(), norm_dims) : std::vector<int64_t>{};
 
   TensorData y(x.dtype(), x.dims());
   std::vector<TensorData> stats;
@@ -204,6 +221,210 @@ Expected<std::vector<TensorData>> reference_layer_norm(const Node& node, const s
   return out;
 }
 
+// --- GroupNormalization ----------------------------------------------------------------------
+
+Status infer_group_norm(InferContext& ctx) {
+  const TensorType& x = ctx.input_type(0);
+  AOTC_RETURN_IF_ERROR(require_float(ctx, 0, "X"));
+  if (x.rank() < 2) return ctx.error("X must have rank >= 2 (N x C x ...), got {}", x.to_string());
+  int64_t groups = ctx.attrs().get_int("num_groups", 0);
+  if (groups < 1) return ctx.error("num_groups must be >= 1, got {}", groups);
+  const Dim& channels = x.shape[1];
+  if (!channels.is_static())
+    return ctx.unsupported_error("the channel count of X {} must be static to form groups",
+                                 x.to_string());
+  if (channels.value % groups != 0)
+    return ctx.error("num_groups {} does not divide the {} channels of X", groups, channels.value);
+  static const char* kRoles[] = {"X", "scale", "bias"};
+  for (int i = 1; i <= 2; ++i) {
+    const TensorType& t = ctx.input_type(i);
+    if (t.dtype != x.dtype)
+      return ctx.error("{} must have X's dtype {}, got {}", kRoles[i], dtype_name(x.dtype),
+                       t.to_string());
+    if (t.rank() != 1 || !(t.shape[0] == channels))
+      return ctx.error("{} must have shape [{}] (one value per channel), got {}", kRoles[i],
+                       channels.value, t.to_string());
+  }
+  int64_t stash = ctx.attrs().get_int("stash_type", 1);
+  if (!stash_dtype(stash))
+    return ctx.error("stash_type {} is not a floating-point ONNX dtype", stash);
+  ctx.set_output_type(0, x);
+  return Status::ok();
+}
+
+/// Mean and population variance of `n` elements of `x` from `begin` with stride 1, in double.
+/// Two passes, so that a large mean does not cancel the variance.
+std::pair<double, double> moments(const TensorData& x, int64_t begin, int64_t n) {
+  double sum = 0, sq = 0;
+  for (int64_t j = 0; j < n; ++j) sum += x.get_double(begin + j);
+  double mean = sum / static_cast<double>(n);
+  for (int64_t j = 0; j < n; ++j) {
+    double d = x.get_double(begin + j) - mean;
+    sq += d * d;
+  }
+  return {mean, sq / static_cast<double>(n)};
+}
+
+Expected<std::vector<TensorData>> reference_group_norm(const Node& node,
+                                                       const std::vector<const TensorData*>& in) {
+  const TensorData &x = *in[0], &scale = *in[1], &bias = *in[2];
+  int64_t groups = node.attrs().get_int("num_groups", 1);
+  double eps = node.attrs().get_float("epsilon", 1e-5);
+  int64_t batch = x.dims()[0], channels = x.dims()[1], spatial = product(x.dims(), 2);
+  int64_t per_group = channels / groups;
+  // The channels of a group are adjacent, so each (n, group) is one contiguous block.
+  int64_t block = per_group * spatial;
+  TensorData y(x.dtype(), x.dims());
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t g = 0; g < groups; ++g) {
+      int64_t begin = (n * groups + g) * block;
+      auto [mean, var] = moments(x, begin, block);
+      double inv_std = 1.0 / std::sqrt(var + eps);
+      for (int64_t j = 0; j < block; ++j) {
+        int64_t c = g * per_group + j / spatial;
+        y.set_double(begin + j, (x.get_double(begin + j) - mean) * inv_std * scale.get_double(c) +
+                                    bias.get_double(c));
+      }
+    }
+  return std::vector<TensorData>{std::move(y)};
+}
+
+// --- RMSNormalization ------------------------------------------------------------------------
+
+Status infer_rms_norm(InferContext& ctx) {
+  const TensorType& x = ctx.input_type(0);
+  AOTC_RETURN_IF_ERROR(require_float(ctx, 0, "X"));
+  AOTC_RETURN_IF_ERROR(require_float(ctx, 1, "scale"));
+  if (x.rank() < 1) return ctx.error("X must have rank >= 1, got a scalar");
+  int64_t axis_attr = ctx.attrs().get_int("axis", -1);
+  if (!normalize_axis(axis_attr, x.rank()))
+    return ctx.error("axis {} is out of range for a rank-{} input", axis_attr, x.rank());
+  // RMSNormalization-23 lets Scale broadcast to all of X (not only to the normalized axes).
+  const TensorType& scale = ctx.input_type(1);
+  if (!broadcasts_to(scale.shape, x.shape))
+    return ctx.error("scale of shape {} does not broadcast to X {}", shape_to_string(scale.shape),
+                     x.to_string());
+  int64_t stash = ctx.attrs().get_int("stash_type", 1);
+  if (!stash_dtype(stash))
+    return ctx.error("stash_type {} is not a floating-point ONNX dtype", stash);
+  ctx.set_output_type(0, TensorType{scale.dtype, x.shape});  // Y has Scale's dtype (V)
+  return Status::ok();
+}
+
+Expected<std::vector<TensorData>> reference_rms_norm(const Node& node,
+                                                     const std::vector<const TensorData*>& in) {
+  const TensorData &x = *in[0], &scale = *in[1];
+  int axis = *normalize_axis(node.attrs().get_int("axis", -1), x.rank());
+  double eps = node.attrs().get_float("epsilon", 1e-5);
+  int64_t rows = product(x.dims(), 0, axis), cols = product(x.dims(), axis);
+  std::vector<int64_t> scale_map = broadcast_index_map(scale.dims(), x.dims());
+  TensorData y(scale.dtype(), x.dims());
+  for (int64_t r = 0; r < rows; ++r) {
+    double sq = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      sq += x.get_double(r * cols + c) * x.get_double(r * cols + c);
+    double inv_rms = 1.0 / std::sqrt(sq / static_cast<double>(cols) + eps);
+    for (int64_t c = 0; c < cols; ++c) {
+      int64_t i = r * cols + c;
+      y.set_double(i, x.get_double(i) * inv_rms * scale.get_double(scale_map[i]));
+    }
+  }
+  return std::vector<TensorData>{std::move(y)};
+}
+
+// --- MeanVarianceNormalization ---------------------------------------------------------------
+
+/// The axes MVN reduces, as a mask over X's axes; nullopt when an axis is out of range.
+std::optional<std::vector<bool>> mvn_axes(const Attributes& attrs, int rank) {
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : attrs.get_ints("axes", {0, 2, 3})) {
+    std::optional<int> axis = normalize_axis(a, rank);
+    if (!axis) return std::nullopt;
+    reduced[*axis] = true;
+  }
+  return reduced;
+}
+
+Status infer_mvn(InferContext& ctx) {
+  const TensorType& x = ctx.input_type(0);
+  AOTC_RETURN_IF_ERROR(require_float(ctx, 0, "X"));
+  if (!mvn_axes(ctx.attrs(), x.rank()))
+    return ctx.error("axes [{}] are out of range for a rank-{} input",
+                     fmt::join(ctx.attrs().get_ints("axes", {0, 2, 3}), ", "), x.rank());
+  ctx.set_output_type(0, x);
+  return Status::ok();
+}
+
+/// MeanVarianceNormalization-13's function body: (X - mean) / (sqrt(variance) + 1e-9). The
+/// epsilon is added to the standard deviation, not to the variance as in the other norms.
+constexpr double kMvnEpsilon = 1e-9;
+
+Expected<std::vector<TensorData>> reference_mvn(const Node& node,
+                                                const std::vector<const TensorData*>& in) {
+  const TensorData& x = *in[0];
+  std::vector<bool> reduced = *mvn_axes(node.attrs(), x.rank());
+  // Group the flat indices by their kept coordinates: one group per output statistic.
+  std::vector<int64_t> kept_dims = x.dims();
+  for (int i = 0; i < x.rank(); ++i)
+    if (reduced[i]) kept_dims[i] = 1;
+  std::vector<int64_t> kept_strides = row_major_strides(kept_dims);
+  std::vector<std::vector<int64_t>> groups(static_cast<size_t>(product(kept_dims)));
+  int64_t flat = 0;
+  for_each_index(x.dims(), [&](const std::vector<int64_t>& idx) {
+    int64_t g = 0;
+    for (int i = 0; i < x.rank(); ++i)
+      if (!reduced[i]) g += idx[i] * kept_strides[i];
+    groups[g].push_back(flat++);
+  });
+  TensorData y(x.dtype(), x.dims());
+  for (const std::vector<int64_t>& group : groups) {
+    if (group.empty()) continue;
+    double sum = 0, sq = 0, n = static_cast<double>(group.size());
+    for (int64_t i : group) sum += x.get_double(i);
+    double mean = sum / n;
+    for (int64_t i : group) sq += (x.get_double(i) - mean) * (x.get_double(i) - mean);
+    double denom = std::sqrt(sq / n) + kMvnEpsilon;
+    for (int64_t i : group) y.set_double(i, (x.get_double(i) - mean) / denom);
+  }
+  return std::vector<TensorData>{std::move(y)};
+}
+
+// --- LpNormalization -------------------------------------------------------------------------
+
+Status infer_lp_norm(InferContext& ctx) {
+  const TensorType& x = ctx.input_type(0);
+  AOTC_RETURN_IF_ERROR(require_float(ctx, 0, "input"));
+  int64_t axis = ctx.attrs().get_int("axis", -1);
+  if (!normalize_axis(axis, x.rank()))
+    return ctx.error("axis {} is out of range for a rank-{} input", axis, x.rank());
+  int64_t p = ctx.attrs().get_int("p", 2);
+  if (p != 1 && p != 2) return ctx.error("p must be 1 or 2, got {}", p);
+  ctx.set_output_type(0, x);
+  return Status::ok();
+}
+
+/// x / ||x||_p along one axis; a zero norm gives zeros (LpNormalization-22), not NaN.
+Expected<std::vector<TensorData>> reference_lp_norm(const Node& node,
+                                                    const std::vector<const TensorData*>& in) {
+  const TensorData& x = *in[0];
+  int axis = *normalize_axis(node.attrs().get_int("axis", -1), x.rank());
+  bool l1 = node.attrs().get_int("p", 2) == 1;
+  int64_t outer = product(x.dims(), 0, axis), n = x.dims()[axis],
+          inner = product(x.dims(), axis + 1);
+  TensorData y(x.dtype(), x.dims());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t k) { return (o * n + k) * inner + i; };
+      double acc = 0;
+      for (int64_t k = 0; k < n; ++k)
+        acc += l1 ? std::fabs(x.get_double(at(k))) : x.get_double(at(k)) * x.get_double(at(k));
+      double norm = l1 ? acc : std::sqrt(acc);
+      for (int64_t k = 0; k < n; ++k)
+        y.set_double(at(k), norm == 0 ? 0.0 : x.get_double(at(k)) / norm);
+    }
+  return std::vector<TensorData>{std::move(y)};
+}
+
 // --- Softmax / LogSoftmax --------------------------------------------------------------------
 
 Status infer_softmax(InferContext& ctx) {
@@ -218,11 +439,13 @@ Status infer_softmax(InferContext& ctx) {
 }
 
 /// Softmax along one axis with max subtraction, so that large inputs do not overflow exp.
-Expected<std::vector<TensorData>> reference_softmax(const Node& node, const std::vector<const TensorData*>& in,
+Expected<std::vector<TensorData>> reference_softmax(const Node& node,
+                                                    const std::vector<const TensorData*>& in,
                                                     bool log) {
   const TensorData& x = *in[0];
   int axis = *normalize_axis(node.attrs().get_int("axis", -1), x.rank());
-  int64_t outer = product(x.dims(), 0, axis), n = x.dims()[axis], inner = product(x.dims(), axis + 1);
+  int64_t outer = product(x.dims(), 0, axis), n = x.dims()[axis],
+          inner = product(x.dims(), axis + 1);
   TensorData y(x.dtype(), x.dims());
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
@@ -257,7 +480,8 @@ std::pair<int64_t, int64_t> lrn_window(int64_t c, int64_t channels, int64_t size
   return {std::max<int64_t>(0, c - (size - 1) / 2), std::min<int64_t>(channels - 1, c + size / 2)};
 }
 
-Expected<std::vector<TensorData>> reference_lrn(const Node& node, const std::vector<const TensorData*>& in) {
+Expected<std::vector<TensorData>> reference_lrn(const Node& node,
+                                                const std::vector<const TensorData*>& in) {
   const TensorData& x = *in[0];
   int64_t size = node.attrs().get_int("size", 1);
   double alpha = node.attrs().get_float("alpha", 1e-4), beta = node.attrs().get_float("beta", 0.75),
@@ -274,7 +498,8 @@ Expected<std::vector<TensorData>> reference_lrn(const Node& node, const std::vec
           sq += v * v;
         }
         int64_t at = (b * channels + c) * inner + i;
-        y.set_double(at, x.get_double(at) / std::pow(bias + alpha / static_cast<double>(size) * sq, beta));
+        y.set_double(
+            at, x.get_double(at) / std::pow(bias + alpha / static_cast<double>(size) * sq, beta));
       }
     }
   return std::vector<TensorData>{std::move(y)};
@@ -288,10 +513,13 @@ void register_norm_ops(OpRegistry& r) {
     def.name = "BatchNormalization";
     def.min_inputs = def.max_inputs = 5;
     def.max_outputs = 3;
-    def.attrs = {{"epsilon", AttrKind::kFloat}, {"momentum", AttrKind::kFloat}, {"training_mode", AttrKind::kInt}};
+    def.attrs = {{"epsilon", AttrKind::kFloat},
+                 {"momentum", AttrKind::kFloat},
+                 {"training_mode", AttrKind::kInt}};
     def.infer = infer_batch_norm;
     def.reference = reference_batch_norm;
-    def.summary = "Per-channel normalisation (channel axis 1); training_mode=1 uses batch statistics.";
+    def.summary =
+        "Per-channel normalisation (channel axis 1); training_mode=1 uses batch statistics.";
     r.add(std::move(def));
   }
   {
@@ -300,10 +528,53 @@ void register_norm_ops(OpRegistry& r) {
     def.min_inputs = 2;
     def.max_inputs = 3;
     def.max_outputs = 3;
-    def.attrs = {{"axis", AttrKind::kInt}, {"epsilon", AttrKind::kFloat}, {"stash_type", AttrKind::kInt}};
+    def.attrs = {
+        {"axis", AttrKind::kInt}, {"epsilon", AttrKind::kFloat}, {"stash_type", AttrKind::kInt}};
     def.infer = infer_layer_norm;
     def.reference = reference_layer_norm;
     def.summary = "Normalises over the axes from `axis` on; optional Mean and InvStdDev outputs.";
+    r.add(std::move(def));
+  }
+  {
+    OpDef def;
+    def.name = "GroupNormalization";
+    def.min_inputs = def.max_inputs = 3;
+    def.attrs = {{"num_groups", AttrKind::kInt, true},
+                 {"epsilon", AttrKind::kFloat},
+                 {"stash_type", AttrKind::kInt}};
+    def.infer = infer_group_norm;
+    def.reference = reference_group_norm;
+    def.summary =
+        "Normalises each group of adjacent channels per instance; scale and bias per channel.";
+    r.add(std::move(def));
+  }
+  {
+    OpDef def;
+    def.name = "RMSNormalization";
+    def.min_inputs = def.max_inputs = 2;
+    def.attrs = {
+        {"axis", AttrKind::kInt}, {"epsilon", AttrKind::kFloat}, {"stash_type", AttrKind::kInt}};
+    def.infer = infer_rms_norm;
+    def.reference = reference_rms_norm;
+    def.summary = "x / sqrt(mean(x^2) + epsilon) * scale over the axes from `axis` on.";
+    r.add(std::move(def));
+  }
+  {
+    OpDef def;
+    def.name = "MeanVarianceNormalization";
+    def.attrs = {{"axes", AttrKind::kInts}};
+    def.infer = infer_mvn;
+    def.reference = reference_mvn;
+    def.summary = "(x - mean) / (std + 1e-9) over `axes` (default 0, 2, 3).";
+    r.add(std::move(def));
+  }
+  {
+    OpDef def;
+    def.name = "LpNormalization";
+    def.attrs = {{"axis", AttrKind::kInt}, {"p", AttrKind::kInt}};
+    def.infer = infer_lp_norm;
+    def.reference = reference_lp_norm;
+    def.summary = "x / ||x||_p along one axis (p = 1 or 2); a zero norm gives zeros.";
     r.add(std::move(def));
   }
   for (bool log : {false, true}) {
@@ -314,13 +585,16 @@ void register_norm_ops(OpRegistry& r) {
     def.reference = [log](const Node& node, const std::vector<const TensorData*>& in) {
       return reference_softmax(node, in, log);
     };
-    def.summary = log ? "log(softmax(x)) along one axis." : "Softmax along one axis (max-subtracted).";
+    def.summary =
+        log ? "log(softmax(x)) along one axis." : "Softmax along one axis (max-subtracted).";
     r.add(std::move(def));
   }
   {
     OpDef def;
     def.name = "LRN";
-    def.attrs = {{"size", AttrKind::kInt, true}, {"alpha", AttrKind::kFloat}, {"beta", AttrKind::kFloat},
+    def.attrs = {{"size", AttrKind::kInt, true},
+                 {"alpha", AttrKind::kFloat},
+                 {"beta", AttrKind::kFloat},
                  {"bias", AttrKind::kFloat}};
     def.infer = infer_lrn;
     def.reference = reference_lrn;

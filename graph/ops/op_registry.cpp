@@ -48,6 +48,8 @@ bool attr_matches(AttrKind kind, const AttrValue& v) {
     case AttrKind::kFloats: return std::holds_alternative<std::vector<double>>(v);
     case AttrKind::kStrings: return std::holds_alternative<std::vector<std::string>>(v);
     case AttrKind::kTensor: return std::holds_alternative<TensorData>(v);
+    case AttrKind::kGraph:
+      return std::holds_alternative<GraphAttr>(v);
   }
   return false;
 }
@@ -103,6 +105,21 @@ Status infer_node(Node& node) {
   AOTC_ASSIGN_OR_RETURN(std::vector<TensorType> types, infer_types(node));
   for (int i = 0; i < node.num_outputs(); ++i) node.output(i)->set_type(std::move(types[i]));
   return Status::ok();
+}
+
+std::vector<int> in_place_operands(const Node& node) {
+  const OpDef* def = OpRegistry::instance().find(node.op());
+  if (!def || node.num_outputs() != 1) return {};
+  if (def->in_place_operands) return def->in_place_operands(node);
+  if (!def->traits.elementwise || def->traits.view) return {};
+  const TensorType& result = node.output(0)->type();
+  std::vector<int> out;
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    const Value* v = node.input(i);
+    if (v && v->shape() == result.shape && dtype_size(v->dtype()) == dtype_size(result.dtype))
+      out.push_back(i);
+  }
+  return out;
 }
 
 Expected<std::vector<TensorData>> evaluate_node(const Node& node,

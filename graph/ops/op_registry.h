@@ -14,7 +14,7 @@
 
 namespace aotc {
 
-enum class AttrKind { kInt, kFloat, kString, kInts, kFloats, kStrings, kTensor };
+enum class AttrKind { kInt, kFloat, kString, kInts, kFloats, kStrings, kTensor, kGraph };
 
 struct AttrSpec {
   std::string name;
@@ -30,6 +30,9 @@ struct OpTraits {
   bool epilogue_fusible = false; ///< Can run as an epilogue of a producer kernel (bias, activation).
   bool fold_from_types = false;  ///< Output value follows from input types alone (Shape, Size).
   bool layout_agnostic = false;  ///< Works on any layout unchanged (elementwise without broadcasting).
+  /// Its kernels can apply an elementwise epilogue to each output element before storing it, so
+  /// fuse-epilogues may make it the anchor of a Fused kernel (Conv, MatMul).
+  bool accepts_epilogue = false;
 };
 
 /// What shape inference sees of a node: input types, constant input values, attributes.
@@ -78,6 +81,9 @@ using InferFn = std::function<Status(InferContext&)>;
 using ReferenceFn =
     std::function<Expected<std::vector<TensorData>>(const Node&, const std::vector<const TensorData*>&)>;
 
+/// Operands whose buffer the node's (single) result may take over when they die at the node.
+using InPlaceFn = std::function<std::vector<int>(const Node&)>;
+
 struct OpDef {
   std::string name;
   int min_inputs = 1;
@@ -88,6 +94,8 @@ struct OpDef {
   InferFn infer;
   ReferenceFn reference;       ///< May be empty: the op then cannot be constant-folded.
   OpTraits traits;
+  /// May be empty: elementwise ops then get the default rule of in_place_operands().
+  InPlaceFn in_place_operands;
   std::string summary;         ///< One line for docs and `aotc inspect`.
 };
 
@@ -110,6 +118,12 @@ Status check_schema(const OpDef& def, const Node& node);
 Status infer_node(Node& node);
 /// Runs shape inference without changing the node; returns the inferred output types.
 Expected<std::vector<TensorType>> infer_types(const Node& node);
+/// Operands of `node` whose buffer its result may reuse when the operand dies at the node: the
+/// kernel reads each element of such an operand only while computing the result element at the
+/// same index, before writing it. The op's in_place_operands hook decides; without one, an
+/// elementwise op (not a view) offers the operands that have its result's shape and element
+/// size. The memory planner uses this; emitters must keep to it.
+std::vector<int> in_place_operands(const Node& node);
 /// Runs the reference implementation on the node's constant inputs.
 Expected<std::vector<TensorData>> evaluate_node(const Node& node,
                                                 const std::vector<const TensorData*>& inputs);

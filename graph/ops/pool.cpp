@@ -1,7 +1,7 @@
-// Op family 'pool': MaxPool (with the optional Indices output), AveragePool, GlobalAveragePool and
-// GlobalMaxPool, following the latest ONNX versions (MaxPool-22, AveragePool-22, Global*-22), with
-// 1 to 3 spatial axes. Window geometry (auto_pad, ceil_mode, dilations) lives in
-// graph/ops/window.h, shared with Conv and the kernel emitters.
+// Op family 'pool': MaxPool (with the optional Indices output), AveragePool, LpPool,
+// GlobalAveragePool and GlobalMaxPool, following the latest ONNX versions (MaxPool-22,
+// AveragePool-22, LpPool-22, Global*-22), with 1 to 3 spatial axes. Window geometry (auto_pad,
+// ceil_mode, dilations) lives in graph/ops/window.h, shared with Conv and the kernel emitters.
 //
 // Window rules, as ONNX Runtime and the ONNX test data define them:
 //   - a window reads the taps start + k * dilation that fall inside the input;
@@ -9,8 +9,12 @@
 //     flat position in X (spatial part column-major when storage_order = 1);
 //   - AveragePool divides by the taps inside the input (count_include_pad = 0) or by the taps
 //     inside the explicitly padded input (count_include_pad = 1); the extra positions ceil_mode
-//     adds past the trailing padding are never counted.
+//     adds past the trailing padding are never counted;
+//   - LpPool is (sum of |x|^p over the taps inside the input)^(1/p): padding adds nothing. (The
+//     ONNX reference scales an average by the full kernel size, which differs at padded borders;
+//     the ONNX test data and ONNX Runtime compute the plain norm.)
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -55,8 +59,16 @@ Expected<WindowGeometry> pool_window(const Node& node) {
   return window_geometry(node, spatial, kernel, WindowOptions{.allow_ceil_mode = true});
 }
 
+/// LpPool's exponent p (an integer >= 1).
+Expected<int64_t> lp_exponent(const Node& node) {
+  int64_t p = node.attrs().get_int("p", 2);
+  if (p < 1) return invalid_model("{}: attribute 'p' = {} must be >= 1", node.describe(), p);
+  return p;
+}
+
 Status infer_window_pool(InferContext& ctx) {
   AOTC_ASSIGN_OR_RETURN(WindowGeometry g, pool_window(ctx.node()));
+  if (ctx.node().op() == "LpPool") AOTC_RETURN_IF_ERROR(lp_exponent(ctx.node()).status());
   const TensorType& x = ctx.input_type(0);
   Shape out{x.shape[0], x.shape[1]};
   for (int64_t o : g.output) out.push_back(Dim(o));
@@ -74,7 +86,7 @@ Status infer_global_pool(InferContext& ctx) {
   return Status::ok();
 }
 
-enum class PoolKind { kMax, kAverage };
+enum class PoolKind { kMax, kAverage, kLp };
 
 /// MaxPool and AveragePool in double precision, on 3-D geometry (leading unit axes added).
 Expected<std::vector<TensorData>> window_pool_reference(const Node& node,
@@ -85,6 +97,8 @@ Expected<std::vector<TensorData>> window_pool_reference(const Node& node,
   const WindowGeometry g = geometry.with_leading_unit_axes(3);
   const bool include_pad = node.attrs().get_int("count_include_pad", 0) != 0;
   const bool column_major = node.attrs().get_int("storage_order", 0) != 0;
+  const double exponent =
+      kind == PoolKind::kLp ? static_cast<double>(node.attrs().get_int("p", 2)) : 1.0;
   const std::vector<double> x = in[0]->to_double_vector();
   const int64_t planes = in[0]->dims()[0] * in[0]->dims()[1];
   const int64_t in_plane = g.input[0] * g.input[1] * g.input[2];
@@ -136,6 +150,8 @@ Expected<std::vector<TensorData>> window_pool_reference(const Node& node,
                     best = v;
                     best_index = plane * in_plane + index_of(p);
                   }
+                } else if (kind == PoolKind::kLp) {
+                  sum += std::pow(std::fabs(v), exponent);
                 } else {
                   sum += v;
                 }
@@ -146,6 +162,8 @@ Expected<std::vector<TensorData>> window_pool_reference(const Node& node,
             // 0 and index -1, as in the ONNX reference.
             y.set_double(out_index, best);
             if (node.num_outputs() > 1) indices.set_int64(out_index, best_index);
+          } else if (kind == PoolKind::kLp) {
+            y.set_double(out_index, std::pow(sum, 1.0 / exponent));
           } else {
             y.set_double(out_index, sum / static_cast<double>(include_pad ? padded : valid));
           }
@@ -204,6 +222,17 @@ void register_pool_ops(OpRegistry& r) {
   };
   avg_pool.summary = "sliding-window mean";
   r.add(std::move(avg_pool));
+
+  OpDef lp_pool;
+  lp_pool.name = "LpPool";
+  lp_pool.attrs = window_attrs;
+  lp_pool.attrs.push_back({"p", AttrKind::kInt});
+  lp_pool.infer = infer_window_pool;
+  lp_pool.reference = [](const Node& n, const std::vector<const TensorData*>& in) {
+    return window_pool_reference(n, in, PoolKind::kLp);
+  };
+  lp_pool.summary = "sliding-window p-norm (sum of |x|^p over the window, to the power 1/p)";
+  r.add(std::move(lp_pool));
 
   OpDef gap;
   gap.name = "GlobalAveragePool";

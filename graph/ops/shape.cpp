@@ -1,6 +1,6 @@
 // Op family 'shape': data movement and shape arithmetic (Reshape, Transpose, Concat, Slice,
-// Split, Expand, Shape, ConstantOfShape): schema, shape inference, reference implementation and
-// traits.
+// Split, Expand, Shape, Size, ConstantOfShape): schema, shape inference, reference implementation
+// and traits.
 //
 // Squeeze, Unsqueeze and Flatten are not core ops: the frontend turns them into Reshape with a
 // constant target shape (frontend/converters/shape.cpp). They only relabel dims of a row-major
@@ -362,6 +362,22 @@ Expected<std::vector<TensorData>> reference_shape(const Node& node,
   return std::vector<TensorData>{TensorData::from_int64(dims)};
 }
 
+Status infer_size(InferContext& ctx) {
+  ctx.set_output_type(0, TensorType{DType::kInt64, {}});
+  return Status::ok();
+}
+
+Expected<std::vector<TensorData>> reference_size(const Node& node,
+                                                 const std::vector<const TensorData*>&) {
+  // Like Shape, reads only the input's type.
+  std::optional<int64_t> n = element_count(node.input(0)->shape());
+  if (!n)
+    return Status::error(ErrorKind::kNeedsConstant,
+                         fmt::format("{}: the element count of {} is not static", node.describe(),
+                                     node.input(0)->type().to_string()));
+  return std::vector<TensorData>{TensorData::from_int64({*n}, {})};
+}
+
 /// ConstantOfShape's fill value: the `value` attribute, or float32 zero.
 Expected<TensorData> constant_of_shape_value(const Node& node) {
   const TensorData* v = node.attrs().get_tensor("value");
@@ -601,6 +617,11 @@ void register_shape_ops(OpRegistry& r) {
   r.add(OpDef{.name = "Shape", .attrs = {{"start", AttrKind::kInt}, {"end", AttrKind::kInt}},
               .infer = infer_shape, .reference = reference_shape, .traits = from_types,
               .summary = "The input's dims [start, end) as an int64 vector."});
+  r.add(OpDef{.name = "Size",
+              .infer = infer_size,
+              .reference = reference_size,
+              .traits = from_types,
+              .summary = "The input's element count as an int64 scalar."});
   r.add(OpDef{.name = "ConstantOfShape", .attrs = {{"value", AttrKind::kTensor}},
               .infer = infer_constant_of_shape, .reference = reference_constant_of_shape,
               .summary = "A tensor of the given shape filled with one value (default float 0)."});

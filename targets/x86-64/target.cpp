@@ -22,12 +22,13 @@ class X86_64Target final : public Target {
     facts_.l1_bytes = 32 * 1024;
     facts_.l2_bytes = 1024 * 1024;
     facts_.l3_bytes = 32 * 1024 * 1024;
-    facts_.dtypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64,
-                     DType::kInt8,    DType::kInt16,   DType::kInt32,    DType::kInt64,
-                     DType::kUInt8,   DType::kUInt16,  DType::kUInt32,   DType::kUInt64,
-                     DType::kBool};
-    facts_.accumulation = "f16 and bf16 are stored as such and computed in f32; f32 in f32; "
-                          "f64 in f64; IEEE round to nearest even";
+    // Every IR dtype. The storage-only ones (float8, float4, 4/2-bit integers) are held one
+    // element per byte and only kernels that convert or copy them accept them (supports()).
+    for (int i = 0; i < kNumDTypes; ++i) facts_.dtypes.push_back(static_cast<DType>(i));
+    facts_.accumulation =
+        "f16 and bf16 are stored as such and computed in f32; f32 in f32; "
+        "f64 in f64; IEEE round to nearest even; float8/float4/4-bit/2-bit "
+        "types are converted by Cast only (docs/dtypes.md)";
     facts_.flush_denormals = false;
   }
 
@@ -49,7 +50,30 @@ class X86_64Target final : public Target {
     };
     for (const Value* v : node.inputs()) AOTC_RETURN_IF_ERROR(check(v));
     for (const Value* v : node.outputs()) AOTC_RETURN_IF_ERROR(check(v));
+    if (!codegen::CppKernelRegistry::instance().handles_storage_only(node.op())) {
+      auto storage_only = [&](const Value* v) -> Status {
+        if (v && is_storage_only(v->dtype())) {
+          return unsupported(
+              "op '{}' does not compute on dtype {} (of '{}'): {} types are only converted (Cast, "
+              "CastLike) and moved (Identity, Reshape, Transpose, Concat, Slice, Split, Expand)",
+              node.op(), dtype_name(v->dtype()), v->name(),
+              is_float(v->dtype()) ? "float8 and float4" : "4- and 2-bit integer");
+        }
+        return Status::ok();
+      };
+      for (const Value* v : node.inputs()) AOTC_RETURN_IF_ERROR(storage_only(v));
+      for (const Value* v : node.outputs()) AOTC_RETURN_IF_ERROR(storage_only(v));
+    }
+    // A Fused kernel is compiled as the nodes of its body.
+    if (const Graph* body = node.attrs().get_graph("body")) {
+      for (const Node* n : body->nodes()) AOTC_RETURN_IF_ERROR(supports(*n));
+      AOTC_RETURN_IF_ERROR(codegen::check_fused_kernel(node));
+    }
     return Status::ok();
+  }
+
+  Expected<int64_t> scratch_bytes(const Node& node) const override {
+    return codegen::cpp_kernel_scratch_bytes(node);
   }
 
   Expected<EmittedModule> emit(const ModuleSpec& spec) const override {

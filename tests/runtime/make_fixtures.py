@@ -14,6 +14,7 @@ Run from anywhere: python3 tests/runtime/make_fixtures.py
 import os
 import shutil
 
+import ml_dtypes
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -36,25 +37,18 @@ REAL = {
 }
 
 
-def pack_sub_byte(values, bits):
-    """Packs 4- or 2-bit values LSB first, as ONNX stores them."""
-    per_byte = 8 // bits
-    codes = (np.asarray(values).astype(np.int64) & ((1 << bits) - 1)).ravel()
-    out = bytearray((len(codes) + per_byte - 1) // per_byte)
-    for i, c in enumerate(codes):
-        out[i // per_byte] |= int(c) << (bits * (i % per_byte))
-    return bytes(out)
+SUB_BYTE = (TensorProto.INT4, TensorProto.UINT4, TensorProto.FLOAT4E2M1, TensorProto.INT2,
+            TensorProto.UINT2)
 
 
 def dense_bytes(t):
-    """The stub's expected output for a TensorProto, computed with numpy_helper."""
+    """The stub's expected output for a TensorProto, computed with numpy_helper: the elements in
+    memory layout, where 4- and 2-bit types take one byte each holding their code in the low bits
+    (ml_dtypes' own layout, so the array's bytes are exactly that)."""
     arr = numpy_helper.to_array(t)
-    if t.data_type in (TensorProto.INT4, TensorProto.UINT4, TensorProto.FLOAT4E2M1):
-        # to_array unpacks sub-byte types; the stub keeps them packed.
-        codes = arr.view(np.uint8) if arr.dtype.itemsize == 1 else arr
-        return pack_sub_byte(codes, 4)
-    if t.data_type in (TensorProto.INT2, TensorProto.UINT2):
-        return pack_sub_byte(arr.view(np.uint8) if arr.dtype.itemsize == 1 else arr, 2)
+    if t.data_type in SUB_BYTE:
+        assert arr.dtype.itemsize == 1, arr.dtype
+        return (arr.view(np.uint8) & ((1 << (4 if t.data_type < 25 else 2)) - 1)).tobytes()
     return arr.astype(arr.dtype.newbyteorder("<")).tobytes()
 
 
@@ -77,6 +71,9 @@ def typed_cases():
     yield "typed_uint32", helper.make_tensor("u32", TensorProto.UINT32, [2], [0, 2**32 - 1])
     yield "typed_uint64", helper.make_tensor("u64", TensorProto.UINT64, [2], [1, 2**64 - 1])
     yield "typed_int4", helper.make_tensor("i4", TensorProto.INT4, [5], [-8, 7, 0, -1, 3])
+    yield "typed_uint2", helper.make_tensor("u2", TensorProto.UINT2, [2, 3], [0, 1, 2, 3, 3, 1])
+    yield "typed_float8e5m2", helper.make_tensor("f8", TensorProto.FLOAT8E5M2, [3],
+                                                 [1.0, -57344.0, 0.0001])
     yield "typed_complex64", helper.make_tensor("c", TensorProto.COMPLEX64, [2], [1 + 2j, -3 - 4j])
     yield "typed_scalar", helper.make_tensor("s", TensorProto.FLOAT, [], [42.0])
     yield "typed_empty", helper.make_tensor("e", TensorProto.FLOAT, [2, 0], [])
@@ -91,6 +88,13 @@ def from_array_cases():
         np.array([300, -5], dtype=np.int64), name="idx")
     yield "fromarray_bool_scalar", numpy_helper.from_array(np.array(True), name="flag")
     yield "fromarray_empty", numpy_helper.from_array(np.zeros((0, 3), dtype=np.float16), name="e")
+    # Packed on the wire (the last byte half or three-quarters full), one per byte in memory.
+    yield "fromarray_int4", numpy_helper.from_array(
+        np.array([-8, 7, 0, -1, 3], dtype=ml_dtypes.int4), name="q")
+    yield "fromarray_uint2", numpy_helper.from_array(
+        np.array([[3, 0, 1], [2, 2, 1], [0, 3, 3]], dtype=ml_dtypes.uint2), name="u")
+    yield "fromarray_float8e4m3fn", numpy_helper.from_array(
+        np.array([448, -0.0, np.nan, 0.0625], dtype=ml_dtypes.float8_e4m3fn), name="f8")
 
 
 def main():

@@ -63,9 +63,9 @@ inline const char* kSanitizeFlags = "-fsanitize=address,undefined -fno-sanitize-
 
 /// Emits, compiles and runs `node`'s C++ kernel on `inputs` (nullptr for absent inputs).
 /// `extra_flags` go to the compiler (e.g. kSanitizeFlags).
-inline Expected<std::vector<TensorData>> run_cpp_kernel(const Node& node,
-                                                        const std::vector<const TensorData*>& inputs,
-                                                        const std::string& extra_flags = "") {
+inline Expected<std::vector<TensorData>> run_cpp_kernel(
+    const Node& node, const std::vector<const TensorData*>& inputs,
+    const std::string& extra_flags = "") {
   using codegen::CodeWriter;
   const codegen::CppKernelEmitter* emitter = codegen::CppKernelRegistry::instance().find(node.op());
   if (!emitter) return unsupported("no C++ kernel for {}", node.op());
@@ -81,11 +81,18 @@ inline Expected<std::vector<TensorData>> run_cpp_kernel(const Node& node,
   CodeWriter src;
   src.raw_line("#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <algorithm>");
   src.raw_line("#include <limits>\n#include <cstdio>\n#include \"aotc_runtime.h\"");
+  src.raw_line(
+      "#define AOTC_RESTRICT __restrict  // as codegen/templates/cpp/model.cpp.in defines it");
   std::vector<std::string> params;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    params.push_back(fmt::format("const {}* in{}", dtype_c_type(node.input(static_cast<int>(i))->dtype()), i));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value* v = node.input(static_cast<int>(i));
+    // An absent optional input (nullptr in the middle of the list) is passed as nullptr.
+    params.push_back(v ? fmt::format("const {}* in{}", dtype_c_type(v->dtype()), i)
+                       : fmt::format("const void* in{}", i));
+  }
   for (int i = 0; i < node.num_outputs(); ++i)
     params.push_back(fmt::format("{}* out{}", dtype_c_type(node.output(i)->dtype()), i));
+  if (kernel.scratch_bytes > 0) params.push_back("unsigned char* scratch");
   src.raw_line(fmt::format("static void kernel({}) {{", fmt::join(params, ", ")));
   src.append(body.str());
   src.raw_line("}");
@@ -106,7 +113,15 @@ inline Expected<std::vector<TensorData>> run_cpp_kernel(const Node& node,
     src.raw_line(fmt::format("alignas(64) static unsigned char out{}_bytes[{}];", i, n + 1));
     args.push_back(fmt::format("reinterpret_cast<{}*>(out{}_bytes)", dtype_c_type(node.output(i)->dtype()), i));
   }
+  if (kernel.scratch_bytes > 0) {
+    // Filled with garbage: kernels must not expect zeroed scratch.
+    src.raw_line(
+        fmt::format("alignas(64) static unsigned char scratch_bytes[{}];", kernel.scratch_bytes));
+    args.push_back("scratch_bytes");
+  }
   src.raw_line("int main(int argc, char** argv) {");
+  if (kernel.scratch_bytes > 0)
+    src.raw_line("  std::memset(scratch_bytes, 0x7f, sizeof(scratch_bytes));");
   src.raw_line(fmt::format("  kernel({});", fmt::join(args, ", ")));
   src.raw_line("  std::FILE* f = std::fopen(argv[1], \"wb\");");
   for (int i = 0; i < node.num_outputs(); ++i)
@@ -118,9 +133,10 @@ inline Expected<std::vector<TensorData>> run_cpp_kernel(const Node& node,
   fs::path dir = fs::temp_directory_path() / fmt::format("aotc_kernel_test_{}_{}", getpid(), counter++);
   fs::create_directories(dir);
   std::ofstream(dir / "kernel.cpp") << src.str();
-  std::string compile = fmt::format("c++ -std=c++17 -O1 -Wall -Werror -Wno-unused-variable {} -I{}/runtime_stub {} -o {} 2> {}",
-                                    extra_flags, AOTC_SOURCE_DIR, (dir / "kernel.cpp").string(),
-                                    (dir / "kernel").string(), (dir / "compile.log").string());
+  std::string compile = fmt::format(
+      "c++ -std=c++17 -O1 -Wall -Werror -Wno-unused-variable {} -I{}/runtime_stub {} -o {} 2> {}",
+      extra_flags, AOTC_SOURCE_DIR, (dir / "kernel.cpp").string(), (dir / "kernel").string(),
+      (dir / "compile.log").string());
   if (std::system(compile.c_str()) != 0) {
     std::ifstream log(dir / "compile.log");
     return internal_error("generated kernel does not compile ({}):\n{}", (dir / "kernel.cpp").string(),

@@ -278,7 +278,7 @@ TEST(ElementwiseConverters, Clip6AttributesBecomeConstantInputs) {
   EXPECT_EQ(clip->input(2)->constant_data()->get_double(0), 6.0);
 }
 
-TEST(ElementwiseConverters, CastMapsOnnxDtypesAndRefusesFloat8) {
+TEST(ElementwiseConverters, CastMapsOnnxDtypesAndKeepsFloat8Rounding) {
   Graph g;
   Value* x = g.add_input("x", tt(DType::kFloat32, {2}));
   Attributes attrs;
@@ -290,12 +290,39 @@ TEST(ElementwiseConverters, CastMapsOnnxDtypesAndRefusesFloat8) {
   auto same = convert(g, "Cast", 13, {x}, 1, attrs);
   ASSERT_TRUE(same.has_value());
   EXPECT_EQ((*same)[0], x);
+  // saturate=0 is kept for float8 targets, where it changes the result...
   attrs.set("to", int64_t{17});  // FLOAT8E4M3FN
+  attrs.set("saturate", int64_t{0});
   auto f8 = convert(g, "Cast", 19, {x}, 1, attrs);
-  ASSERT_FALSE(f8.has_value());
-  EXPECT_EQ(f8.status().kind(), ErrorKind::kUnsupported);
-  EXPECT_NE(f8.status().message().find("onnx_node"), std::string::npos) << f8.status().message();
-  EXPECT_NE(f8.status().message().find("FLOAT8E4M3FN"), std::string::npos) << f8.status().message();
+  ASSERT_TRUE(f8.has_value()) << f8.status().message();
+  EXPECT_EQ((*f8)[0]->dtype(), DType::kFloat8E4M3FN);
+  EXPECT_EQ((*f8)[0]->producer()->attrs().get_int("saturate", 1), 0);
+  // ...and dropped for the others, where it does not.
+  attrs.set("to", int64_t{22});  // INT4
+  auto i4 = convert(g, "Cast", 21, {x}, 1, attrs);
+  ASSERT_TRUE(i4.has_value()) << i4.status().message();
+  EXPECT_EQ((*i4)[0]->dtype(), DType::kInt4);
+  EXPECT_FALSE((*i4)[0]->producer()->attrs().has("saturate"));
+  // round_mode only matters for float8e8m0, and must be one of ONNX's three.
+  attrs.set("to", int64_t{24});  // FLOAT8E8M0
+  attrs.set("round_mode", std::string("nearest"));
+  auto e8m0 = convert(g, "Cast", 24, {x}, 1, attrs);
+  ASSERT_TRUE(e8m0.has_value()) << e8m0.status().message();
+  EXPECT_EQ((*e8m0)[0]->producer()->attrs().get_string("round_mode", ""), "nearest");
+  attrs.set("round_mode", std::string("sideways"));
+  auto bad_mode = convert(g, "Cast", 24, {x}, 1, attrs);
+  ASSERT_FALSE(bad_mode.has_value());
+  EXPECT_EQ(bad_mode.status().kind(), ErrorKind::kInvalidModel);
+  EXPECT_NE(bad_mode.status().message().find("'round_mode' is \"sideways\""), std::string::npos)
+      << bad_mode.status().message();
+  // Types the IR has no tensors for are refused as unsupported, naming the node.
+  Attributes complex;
+  complex.set("to", int64_t{14});  // COMPLEX64
+  auto c64 = convert(g, "Cast", 19, {x}, 1, complex);
+  ASSERT_FALSE(c64.has_value());
+  EXPECT_EQ(c64.status().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(c64.status().message().find("onnx_node"), std::string::npos) << c64.status().message();
+  EXPECT_NE(c64.status().message().find("COMPLEX64"), std::string::npos) << c64.status().message();
 }
 
 TEST(ElementwiseConverters, IdentityAndInferenceDropoutAreAliases) {

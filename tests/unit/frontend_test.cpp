@@ -2,13 +2,13 @@
 // built with the onnx protobuf API and written to a per-test temporary folder, so each bad-input
 // case is a few readable lines next to the error it must produce.
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-
-#include <onnx/onnx_pb.h>
 
 #include "frontend/onnx_importer.h"
 #include "frontend/tensor_proto.h"
@@ -487,9 +487,8 @@ TEST_F(FrontendTest, TensorProtoTypedFieldsAndRoundTrip) {
   ASSERT_TRUE(t.has_value()) << t.status().message();
   EXPECT_EQ(t->to_double_vector(), (std::vector<double>{1.0, -2.0}));
 
-  for (DType d : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64, DType::kInt8, DType::kInt16,
-                  DType::kInt32, DType::kInt64, DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64,
-                  DType::kBool}) {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    DType d = static_cast<DType>(i);
     TensorData src = TensorData::filled(d, {2, 3}, 1);
     src.set_double(4, 0);
     std::string path = (dir_ / "t.pb").string();
@@ -504,14 +503,58 @@ TEST_F(FrontendTest, TensorProtoTypedFieldsAndRoundTrip) {
   bad.set_name("s");
   bad.set_data_type(onnx::TensorProto::STRING);
   EXPECT_CONTAINS(tensor_from_proto(bad).status().message(), "tensor 's' has unsupported dtype STRING");
-  bad.set_data_type(17);  // FLOAT8E4M3FN: newer than the protobuf definitions
-  EXPECT_CONTAINS(tensor_from_proto(bad).status().message(), "unsupported dtype FLOAT8E4M3FN");
+  bad.set_data_type(14);
+  EXPECT_CONTAINS(tensor_from_proto(bad).status().message(), "unsupported dtype COMPLEX64");
   onnx::TensorProto short_raw;
   short_raw.set_name("r");
   short_raw.set_data_type(onnx::TensorProto::FLOAT);
   short_raw.add_dims(4);
   short_raw.set_raw_data(std::string(12, '\0'));
   EXPECT_CONTAINS(tensor_from_proto(short_raw).status().message(), "12 bytes of raw_data but f32 4 needs 16");
+}
+
+// ONNX packs 4- and 2-bit types (two or four per byte, low bits first) in raw_data and keeps one
+// packed byte per int32_data value; TensorData holds one element per byte, the code in the low
+// bits, and writing packs again.
+TEST_F(FrontendTest, TensorProtoSubByteTypesArePackedOnlyInOnnx) {
+  onnx::TensorProto p;
+  p.set_data_type(22);  // INT4
+  p.add_dims(5);
+  p.set_raw_data(std::string("\x78\xf0\x03", 3));  // -8, 7, 0, -1, 3
+  auto t = tensor_from_proto(p);
+  ASSERT_TRUE(t.has_value()) << t.status().message();
+  EXPECT_EQ(t->dtype(), DType::kInt4);
+  EXPECT_EQ(t->to_int64_vector(), (std::vector<int64_t>{-8, 7, 0, -1, 3}));
+  EXPECT_EQ(std::vector<uint8_t>(t->bytes(), t->bytes() + 5),
+            (std::vector<uint8_t>{8, 7, 0, 15, 3}));
+  onnx::TensorProto again;
+  tensor_to_proto(*t, "q", &again);
+  EXPECT_EQ(again.raw_data(), p.raw_data());
+
+  p.set_raw_data(std::string("\x78\xf0", 2));
+  EXPECT_CONTAINS(tensor_from_proto(p).status().message(), "2 bytes of raw_data but i4 5 needs 3");
+
+  onnx::TensorProto typed;
+  typed.set_data_type(25);  // UINT2
+  typed.add_dims(5);
+  typed.add_int32_data(0x1b);  // 3, 2, 1, 0
+  typed.add_int32_data(0x02);  // 2
+  auto u2 = tensor_from_proto(typed);
+  ASSERT_TRUE(u2.has_value()) << u2.status().message();
+  EXPECT_EQ(u2->to_int64_vector(), (std::vector<int64_t>{3, 2, 1, 0, 2}));
+  typed.add_int32_data(0);
+  EXPECT_CONTAINS(tensor_from_proto(typed).status().message(),
+                  "stores 3 values but its dims 5 need 2");
+
+  onnx::TensorProto f8;
+  f8.set_data_type(17);  // FLOAT8E4M3FN: bit patterns in int32_data
+  f8.add_dims(3);
+  for (int code : {0x7e, 0x80, 0x7f}) f8.add_int32_data(code);
+  auto f = tensor_from_proto(f8);
+  ASSERT_TRUE(f.has_value()) << f.status().message();
+  EXPECT_EQ(f->get_double(0), 448.0);
+  EXPECT_TRUE(std::signbit(f->get_double(1)));
+  EXPECT_TRUE(std::isnan(f->get_double(2)));
 }
 
 TEST_F(FrontendTest, ExternalData) {

@@ -1,6 +1,7 @@
 // Tests of package writing: byte-identical output across compilations, atomic replacement,
 // refusal messages, weights storage (file, zstd, embedded) and the embedded-array writer.
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -10,11 +11,11 @@
 #include <random>
 #include <sstream>
 
-#include <onnx/onnx_pb.h>
-
 #include "codegen/compiler.h"
 #include "codegen/cpp/cpp_emitter.h"
 #include "codegen/package_writer.h"
+#include "graph/ops/op_registry.h"
+#include "targets/target.h"
 
 namespace aotc {
 namespace {
@@ -221,6 +222,36 @@ TEST(Package, RefusalNamesAllRefusedNodes) {
             "nodes 'r1', 'r2', 'r3'");
 }
 
+// x86-64 converts the storage-only types (float8, float4, 4/2-bit) with Cast and moves them
+// with data-movement kernels; anything that would compute on them is refused, naming the node,
+// the op and the dtype.
+TEST(Package, X86RefusesComputeOnStorageOnlyTypesButCastsAndMovesThem) {
+  const Target* x86 = TargetRegistry::instance().find("x86-64");
+  ASSERT_NE(x86, nullptr);
+  Graph g;
+  Value* x = g.add_input("x", TensorType{DType::kFloat8E4M3FN, make_shape({2, 3})});
+  Node* relu = g.add_node("Relu", "relu_f8", {x}, {"r"});
+  relu->output(0)->set_type(x->type());
+  Node* transpose = g.add_node("Transpose", "t", {x}, {"xt"});
+  ASSERT_TRUE(infer_node(*transpose).is_ok());
+  Node* cast = g.add_node("Cast", "c", {transpose->output(0)}, {"i4"}, {});
+  cast->mutable_attrs().set("to", std::string("i4"));
+  ASSERT_TRUE(infer_node(*cast).is_ok());
+  g.add_output(relu->output(0));
+  g.add_output(cast->output(0));
+  EXPECT_TRUE(x86->supports(*transpose).is_ok());
+  EXPECT_TRUE(x86->supports(*cast).is_ok());
+  codegen::CompileReport report;
+  auto files = build_package(g, *x86, PackageOptions{"m", "m.onnx", "0", 3}, report);
+  ASSERT_FALSE(files.has_value());
+  EXPECT_EQ(files.status().kind(), ErrorKind::kUnsupported);
+  EXPECT_EQ(files.status().message(),
+            "target x86-64 cannot compile 1 of 3 nodes (op types: Relu); op 'Relu' does not "
+            "compute on dtype f8e4m3fn (of 'x'): float8 and float4 types are only converted "
+            "(Cast, CastLike) and moved (Identity, Reshape, Transpose, Concat, Slice, Split, "
+            "Expand): node 'relu_f8'");
+}
+
 TEST(Package, CompressedAndEmbeddedWeights) {
   TempDir tmp;
   std::string model = write_test_model(tmp.path());
@@ -272,7 +303,6 @@ TEST(Package, EmbeddedWeightsRoundTrip) {
   ASSERT_TRUE(codegen::write_embedded_bytes(os, "banner", "m_weights", bytes).is_ok());
   EXPECT_EQ(decode_literals(os.str()), bytes);
   EXPECT_NE(os.str().find("alignas(64) extern const unsigned char m_weights[100007] ="), std::string::npos);
-
 }
 
 TEST(Package, SanitizedNamesAndLiterals) {

@@ -3,6 +3,7 @@
 // pools and the errors users see.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "graph/graph.h"
@@ -166,6 +167,30 @@ TEST(GlobalPoolReference, MeanAndMax) {
   }
 }
 
+TEST(LpPoolReference, NormOverTapsInsideTheInput) {
+  // 1-D, kernel 3, pads 1: the padded taps add nothing, so the border windows are the norm of
+  // the two elements they cover (not rescaled to the full kernel as the ONNX reference does).
+  PoolCase c;
+  ASSERT_TRUE(build_pool(c, "LpPool", make_shape({1, 1, 4}),
+                         make_attrs({{"kernel_shape", {3}}, {"pads", {1, 1}}}, {{"p", 3}}))
+                  .is_ok());
+  EXPECT_EQ(c.node->output(0)->shape(), make_shape({1, 1, 4}));
+  TensorData x = TensorData::from_float({1, -2, 3, -4}, {1, 1, 4});
+  auto out = evaluate_node(*c.node, {&x});
+  ASSERT_TRUE(out.has_value()) << out.status().message();
+  const double expected[4] = {std::cbrt(1 + 8), std::cbrt(1 + 8 + 27), std::cbrt(8 + 27 + 64),
+                              std::cbrt(27 + 64)};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR((*out)[0].get_double(i), expected[i], 1e-6) << i;
+}
+
+TEST(LpPoolReference, RejectsNonPositiveP) {
+  PoolCase c;
+  Status s = build_pool(c, "LpPool", make_shape({1, 1, 4}),
+                        make_attrs({{"kernel_shape", {2}}}, {{"p", 0}}));
+  EXPECT_EQ(s.kind(), ErrorKind::kInvalidModel);
+  EXPECT_NE(s.message().find("'p'"), std::string::npos) << s.message();
+}
+
 TensorData random_tensor(DType t, std::vector<int64_t> dims, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> dist(-100, 100);
@@ -205,6 +230,17 @@ TEST(PoolKernel, AveragePoolDivisors) {
   Attributes same = make_attrs({{"kernel_shape", {4}}, {"strides", {3}}});
   same.set("auto_pad", std::string("SAME_LOWER"));
   expect_kernel_matches("AveragePool", DType::kFloat16, {1, 3, 10}, same);
+}
+
+TEST(PoolKernel, LpPoolExponentsAndPadding) {
+  for (int64_t p : {1, 2, 3})
+    expect_kernel_matches(
+        "LpPool", DType::kFloat32, {1, 2, 6, 7},
+        make_attrs({{"kernel_shape", {3, 2}}, {"strides", {2, 1}}, {"pads", {1, 0, 1, 1}}},
+                   {{"p", p}}));
+  expect_kernel_matches(
+      "LpPool", DType::kFloat16, {1, 2, 4, 4, 5},
+      make_attrs({{"kernel_shape", {2, 2, 2}}, {"dilations", {1, 2, 1}}}, {{"p", 2}}));
 }
 
 TEST(PoolKernel, GlobalPools) {

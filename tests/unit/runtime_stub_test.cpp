@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime_stub/aotc_dtypes.h"
 #include "runtime_stub/aotc_runner.h"
 #include "runtime_stub/aotc_tensor_proto.h"
 
@@ -277,13 +278,14 @@ TEST(TensorProto, RejectsInt32DataOutOfRangeForItsType) {
 
 TEST(TensorProto, WriterMatchesReferenceSerializerByteForByte) {
   for (const char* name :
-       {"fromarray_float", "fromarray_int64", "fromarray_bool_scalar", "fromarray_empty"}) {
+       {"fromarray_float", "fromarray_int64", "fromarray_bool_scalar", "fromarray_empty",
+        "fromarray_int4", "fromarray_uint2", "fromarray_float8e4m3fn"}) {
     SCOPED_TRACE(name);
     Bytes reference = read_bytes(kFixtures / (std::string(name) + ".pb")), data;
     aotc_tensor_proto t;
     ASSERT_EQ(decode(reference, &t, &data), AOTC_OK);
     std::string tensor_name(t.name, t.name_len);
-    size_t size = aotc_tensor_proto_encoded_size(tensor_name.c_str(), t.rank, t.dims, data.size());
+    size_t size = aotc_tensor_proto_encoded_size(tensor_name.c_str(), t.data_type, t.rank, t.dims);
     Bytes out(size);
     size_t written = 0;
     ASSERT_EQ(aotc_tensor_proto_write(tensor_name.c_str(), t.data_type, t.rank, t.dims, data.data(),
@@ -298,7 +300,7 @@ TEST(TensorProto, WriteThenReadRoundTrips) {
   const int64_t dims[3] = {2, 1, 3};
   uint16_t values[6];
   for (int i = 0; i < 6; ++i) values[i] = aotc_f2bf(static_cast<float>(i) - 2.5f);
-  Bytes out(aotc_tensor_proto_encoded_size(nullptr, 3, dims, sizeof values));
+  Bytes out(aotc_tensor_proto_encoded_size(nullptr, 16, 3, dims));
   size_t written;
   ASSERT_EQ(aotc_tensor_proto_write(nullptr, 16, 3, dims, values, sizeof values, out.data(),
                                     out.size(), &written),
@@ -311,6 +313,43 @@ TEST(TensorProto, WriteThenReadRoundTrips) {
   EXPECT_EQ(t.name_len, 0u);
   EXPECT_EQ(std::vector<int64_t>(t.dims, t.dims + t.rank), std::vector<int64_t>(dims, dims + 3));
   EXPECT_EQ(0, std::memcmp(data.data(), values, sizeof values));
+}
+
+// 4- and 2-bit types: one element per byte in memory, packed low bits first on the wire.
+TEST(TensorProto, SubByteTypesArePackedOnTheWireOnly) {
+  const int64_t dims[1] = {5};
+  const Bytes int4 = {0x8, 0x7, 0x0, 0xf, 0x3};  // -8, 7, 0, -1, 3
+  Bytes out(aotc_tensor_proto_encoded_size("q", 22, 1, dims));
+  size_t written;
+  ASSERT_EQ(aotc_tensor_proto_write("q", 22, 1, dims, int4.data(), int4.size(), out.data(),
+                                    out.size(), &written),
+            AOTC_OK);
+  out.resize(written);
+  // The raw_data field (number 9, length 3) closes the message: 0x78, 0xf0, 0x03.
+  ASSERT_GE(out.size(), 5u);
+  EXPECT_EQ(Bytes(out.end() - 5, out.end()), (Bytes{0x4a, 0x03, 0x78, 0xf0, 0x03}));
+  aotc_tensor_proto t;
+  Bytes data;
+  ASSERT_EQ(decode(out, &t, &data), AOTC_OK) << t.error;
+  EXPECT_EQ(aotc_tensor_proto_bytes(&t), 5u);
+  EXPECT_EQ(data, int4);
+  // The memory size is one byte per element, and the writer checks against it.
+  EXPECT_EQ(
+      aotc_tensor_proto_write("q", 22, 1, dims, int4.data(), 3, out.data(), out.size(), &written),
+      AOTC_ERR_MISMATCH);
+  int ok;
+  EXPECT_EQ(aotc_onnx_dtype_bytes(25, 5, &ok), 5u);  // UINT2
+  EXPECT_EQ(ok, 1);
+
+  // int32_data holds one packed byte per value: 0x1b = codes 3, 2, 1, 0 (UINT2, 5 elements).
+  Wire w;
+  w.field_varint(1, 5).field_varint(2, 25).field_bytes(5, varints({0x1b, 0x02}));
+  ASSERT_EQ(decode(w.b, &t, &data), AOTC_OK) << t.error;
+  EXPECT_EQ(data, (Bytes{3, 2, 1, 0, 2}));
+  Wire bad;  // a packed byte above 255 is corrupt
+  bad.field_varint(1, 2).field_varint(2, 22).field_bytes(5, varints({256}));
+  EXPECT_EQ(decode(bad.b, &t, &data), AOTC_ERR_FORMAT);
+  EXPECT_STREQ(t.error, "int32_data value out of range for the data_type");
 }
 
 TEST(TensorProto, WriterChecksSizeAndCapacity) {
@@ -447,8 +486,7 @@ std::vector<float> read_output(const fs::path& path, std::string* name) {
 }
 
 void write_tensor(const fs::path& path, int dtype, std::vector<int64_t> dims, const Bytes& data) {
-  Bytes out(
-      aotc_tensor_proto_encoded_size("x", static_cast<int>(dims.size()), dims.data(), data.size()));
+  Bytes out(aotc_tensor_proto_encoded_size("x", dtype, static_cast<int>(dims.size()), dims.data()));
   size_t written;
   ASSERT_EQ(aotc_tensor_proto_write("x", dtype, static_cast<int>(dims.size()), dims.data(),
                                     data.data(), data.size(), out.data(), out.size(), &written),
@@ -523,10 +561,31 @@ TEST(Runner, GeneratesIntegerAndBoolInputs) {
   ASSERT_EQ(decode(message, &t, &data), AOTC_OK);
   EXPECT_EQ(data, (Bytes{0, 1, 0, 1, 0, 1, 0, 1}));
 
-  r = run_runner(identity_model<22, 4>(), {});  // INT4: no generator, a clear error
+  r = run_runner(identity_model<22, 8>(), {"--output-dir", dir.string()});  // INT4: i % 7
+  ASSERT_EQ(r.code, 0) << r.err;
+  message = read_bytes(dir / "output_0.pb");
+  ASSERT_EQ(decode(message, &t, &data), AOTC_OK);
+  EXPECT_EQ(data, (Bytes{0, 1, 2, 3, 4, 5, 6, 0}));
+
+  r = run_runner(identity_model<14, 64>(), {});  // COMPLEX64: no generator, a clear error
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err,
-            "identity_run: error: cannot generate input 0 't' of dtype INT4; pass --input files\n");
+            "identity_run: error: cannot generate input 0 't' of dtype COMPLEX64; pass --input "
+            "files\n");
+}
+
+TEST(Runner, GeneratesSmallFloatInputsRoundedLikeCast) {
+  fs::path dir = temp_dir();
+  RunResult r = run_runner(identity_model<17, 8>(), {"--output-dir", dir.string(), "--print"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  aotc_tensor_proto t;
+  Bytes message = read_bytes(dir / "output_0.pb"), data;
+  ASSERT_EQ(decode(message, &t, &data), AOTC_OK);
+  // arange(8) / 8 in FLOAT8E4M3FN: all exact (k/8 has at most 3 significant bits).
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(aotc_f8e4m3fn_to_float(data[i]), i / 8.0f) << i;
+  EXPECT_NE(r.out.find("output 0 't' FLOAT8E4M3FN[8]: 0 0.125 0.25 0.375 0.5 0.625 0.75 0.875"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(Runner, ExplainsMismatchedInputs) {

@@ -114,6 +114,27 @@ TEST(Reshape, NeedsConstantShape) {
   EXPECT_NE(st.message().find("input 's'"), std::string::npos) << st.message();
 }
 
+// --- Size ---------------------------------------------------------------------------------------
+
+TEST(Size, CountsElementsFromTheTypeAlone) {
+  OneNode n("Size", f32({3, 4, 5}), {});
+  ASSERT_TRUE(n.status) << n.status.message();
+  EXPECT_EQ(n.out_type(), (TensorType{DType::kInt64, {}}));
+  auto out = evaluate_node(*n.node, {nullptr});  // fold_from_types: the data is not read
+  ASSERT_TRUE(out.has_value()) << out.status().message();
+  EXPECT_EQ((*out)[0].to_int64_vector(), (std::vector<int64_t>{60}));
+  auto k = kernel_test::build_node("Size", {iota_f32({2, 0, 3})}, {}, 1, {0});
+  ASSERT_TRUE(k.has_value()) << k.status().message();
+  EXPECT_EQ(kernel_test::kernel_matches_reference(*k), "");
+}
+
+TEST(Size, SymbolicShapeCannotFold) {
+  OneNode n("Size", TensorType{DType::kFloat32, {Dim::symbolic("N"), 3}}, {});
+  ASSERT_TRUE(n.status) << n.status.message();
+  auto out = evaluate_node(*n.node, {nullptr});
+  EXPECT_EQ(out.status().kind(), ErrorKind::kNeedsConstant);
+}
+
 // --- Transpose ----------------------------------------------------------------------------------
 
 TEST(Transpose, DefaultReversesAxes) {
@@ -349,6 +370,36 @@ TEST(ShapeKernelsRun, ConcatSplitExpandReshape) {
   expect_kernel_exact("Expand", {pattern(DType::kBool, {3, 1}), i64({2, 3, 5})});
   expect_kernel_exact("Expand", {pattern(DType::kFloat64, {1, 4}), i64({3, 1})});
   expect_kernel_exact("Reshape", {pattern(DType::kUInt8, {2, 3, 4}), i64({4, -1})});
+}
+
+// The storage-only types (float8, float4, 4/2-bit) are one code per byte: data movement copies
+// the codes, so every code must come through unchanged.
+TEST(ShapeKernelsRun, StorageOnlyDtypesMoveTheirCodes) {
+  auto codes = [](DType dtype, std::vector<int64_t> dims) {
+    TensorData t(dtype, std::move(dims));
+    for (int64_t i = 0; i < t.num_elements(); ++i)
+      t.mutable_data<uint8_t>()[i] =
+          static_cast<uint8_t>((i * 37 + 11) & ((1 << dtype_bits(dtype)) - 1));
+    return t;
+  };
+  expect_kernel_exact("Transpose", {codes(DType::kFloat8E4M3FN, {2, 3, 4})},
+                      attr("perm", std::vector<int64_t>{2, 0, 1}));
+  expect_kernel_exact("Transpose", {codes(DType::kInt4, {5, 3})});
+  expect_kernel_exact("Slice", {codes(DType::kUInt2, {4, 6}), i64({3, 1}), i64({INT64_MIN, 5}),
+                                i64({0, 1}), i64({-1, 2})});
+  expect_kernel_exact("Concat",
+                      {codes(DType::kFloat4E2M1, {2, 3}), codes(DType::kFloat4E2M1, {1, 3})},
+                      attr("axis", int64_t{0}), 1, {0, 1});
+  expect_kernel_exact(
+      "Split", {codes(DType::kFloat8E8M0, {3, 4})},
+      [] {
+        Attributes a = attr("axis", int64_t{1});
+        a.set("num_outputs", int64_t{2});
+        return a;
+      }(),
+      2);
+  expect_kernel_exact("Expand", {codes(DType::kUInt4, {3, 1}), i64({2, 3, 4})});
+  expect_kernel_exact("Reshape", {codes(DType::kFloat8E5M2FNUZ, {2, 6}), i64({3, -1})});
 }
 
 TEST(ShapeKernelsRun, ShapeAndConstantOfShape) {

@@ -1,0 +1,151 @@
+#include "codegen/cpp/epilogue.h"
+
+#include <fmt/ranges.h>
+
+#include <unordered_set>
+
+#include "codegen/cpp/cpp_kernel.h"
+#include "graph/ops/op_helpers.h"
+
+namespace aotc::codegen {
+
+Expected<std::string> evaluate_elementwise_nodes(
+    ExprBuilder& b, const FusedBody& body, std::unordered_map<const Value*, std::string> names) {
+  const Value* result = body.graph->outputs()[0];
+  for (const Node* n : body.elementwise) {
+    std::vector<std::string> args;
+    for (const Value* in : n->inputs()) {
+      if (!in) {
+        args.emplace_back();
+        continue;
+      }
+      auto it = names.find(in);
+      AOTC_INTERNAL_ASSERT(it != names.end(), "{} reads '{}' before it is computed", n->describe(),
+                           in->name());
+      args.push_back(it->second);
+    }
+    AOTC_ASSIGN_OR_RETURN(std::string expr, elementwise_expression(b, *n, args));
+    if (n->output(0) == result) return expr;
+    names[n->output(0)] = b.bind(compute_type(n->output(0)->dtype()), expr);
+  }
+  return internal_error("the body's result is not computed by its elementwise nodes");
+}
+
+Expected<Epilogue> Epilogue::create(const CppKernel& fused, const FusedBody& body) {
+  AOTC_INTERNAL_ASSERT(body.anchor != nullptr, "an epilogue needs an anchored body");
+  Epilogue ep;
+  ep.body_ = body;
+  const Value* result = body.graph->outputs()[0];
+  if (!is_static(result->shape()))
+    return unsupported("{}: the result shape {} is not static", fused.node.describe(),
+                       result->type().to_string());
+  ep.out_dims_ = static_dims(result->shape());
+  ep.out_dtype_ = result->dtype();
+
+  std::unordered_set<const Value*> read;
+  for (const Node* n : body.elementwise)
+    for (const Value* v : n->inputs()) read.insert(v);
+  const auto& params = body.graph->inputs();
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!read.count(params[i])) continue;
+    Operand op;
+    op.param = params[i];
+    op.ptr = fused.in[i];
+    op.name = fmt::format("e{}", ep.operands_.size());
+    op.dims = static_dims(params[i]->shape());
+    op.hoisted = product(op.dims) == 1;
+    const TensorData* c = fused.node.input(static_cast<int>(i))->constant_data();
+    if (op.hoisted && c) op.literal = element_literal(*c, 0);
+    ep.operands_.push_back(std::move(op));
+  }
+  return ep;
+}
+
+void Epilogue::emit_prologue(CodeWriter& w) const {
+  std::vector<std::string> ops;
+  for (const Node* n : body_.elementwise) ops.push_back(n->op());
+  w.line("// Epilogue, applied to each result element before it is stored: {}.",
+         fmt::join(ops, ", "));
+  // The helpers an expression needs do not depend on operand names: build it once to find them.
+  ExprBuilder probe;
+  std::unordered_map<const Value*, std::string> names{{body_.anchor->output(0), anchor_name_}};
+  for (const Operand& op : operands_) names[op.param] = op.name;
+  if (evaluate_elementwise_nodes(probe, body_, names).has_value()) {
+    for (const auto& [name, lines] : probe.helpers())
+      for (const std::string& l : lines) w.raw_line(l);
+  }
+  for (const Operand& op : operands_) {
+    if (!op.hoisted) continue;
+    std::string type = compute_type(op.param->dtype());
+    if (!op.literal.empty()) {
+      w.line("constexpr {} {} = {};", type, op.name, op.literal);
+    } else {
+      w.line("const {} {} = {};", type, op.name, load(op.param->dtype(), op.ptr, "0"));
+    }
+  }
+}
+
+std::string Epilogue::operand_index(const Operand& op, const std::vector<AxisRange>& coords) const {
+  std::vector<int64_t> strides = broadcast_strides(op.dims, out_dims_);
+  std::vector<std::string> terms;
+  for (const AxisRange& r : coords) {
+    std::vector<int64_t> dims(out_dims_.begin() + r.begin, out_dims_.begin() + r.end);
+    std::vector<int64_t> rm = row_major_strides(dims);
+    // Axes of extent 1 contribute nothing whatever their stride.
+    int innermost = -1;
+    bool any = false;
+    for (int a = 0; a < static_cast<int>(dims.size()); ++a) {
+      if (dims[a] == 1) continue;
+      innermost = a;
+      any = any || strides[r.begin + a] != 0;
+    }
+    if (!any) continue;
+    const std::string flat = r.index.find(' ') == std::string::npos ? r.index : "(" + r.index + ")";
+    int64_t unit = strides[r.begin + innermost];
+    bool contiguous = true;
+    for (int a = 0; a < static_cast<int>(dims.size()); ++a)
+      if (dims[a] != 1 && strides[r.begin + a] != rm[a] * unit) contiguous = false;
+    if (contiguous) {
+      terms.push_back(unit == 1 ? flat : fmt::format("{} * {}", flat, unit));
+      continue;
+    }
+    // A partial broadcast inside the range: recover each axis's index from the flat one.
+    bool outermost = true;
+    for (int a = 0; a < static_cast<int>(dims.size()); ++a) {
+      if (dims[a] == 1) continue;
+      int64_t s = strides[r.begin + a];
+      if (s != 0) {
+        std::string idx = rm[a] == 1 ? flat : fmt::format("{} / {}", flat, rm[a]);
+        if (!outermost) idx = fmt::format("{} % {}", rm[a] == 1 ? idx : "(" + idx + ")", dims[a]);
+        terms.push_back(s == 1 ? "(" + idx + ")" : fmt::format("({}) * {}", idx, s));
+      }
+      outermost = false;
+    }
+  }
+  if (terms.empty()) return "0";
+  std::string out;
+  for (const std::string& t : terms) out += (out.empty() ? "" : " + ") + t;
+  return out;
+}
+
+Status Epilogue::emit_store(CodeWriter& w, const std::string& value,
+                            const std::vector<AxisRange>& coords, const std::string& out_ptr,
+                            const std::string& out_index) const {
+  ExprBuilder b;
+  std::unordered_map<const Value*, std::string> names;
+  const Value* anchor_result = body_.anchor->output(0);
+  names[anchor_result] = anchor_name_;
+  w.line("const {} {} = {};", compute_type(anchor_result->dtype()), anchor_name_, value);
+  for (const Operand& op : operands_) {
+    names[op.param] = op.name;
+    if (op.hoisted) continue;
+    w.line("const {} {} = {};", compute_type(op.param->dtype()), op.name,
+           load(op.param->dtype(), op.ptr, operand_index(op, coords)));
+  }
+  AOTC_ASSIGN_OR_RETURN(std::string expr, evaluate_elementwise_nodes(b, body_, names));
+  for (const std::string& s : b.statements()) w.raw_line(s);
+  w.raw_line(store(out_dtype_, out_ptr, out_index, expr));
+  return Status::ok();
+}
+
+}  // namespace aotc::codegen
