@@ -8,7 +8,9 @@
 #include <cmath>
 #include <functional>
 
+#include "codegen/device/dtype_device.h"
 #include "graph/ops/activation_params.h"
+#include "graph/ops/cast_mode.h"
 
 namespace aotc::codegen {
 
@@ -90,22 +92,6 @@ std::string integer_pow(DeviceExprBuilder& b, DType base, DType exp, const std::
   // A helper function is the same text in every dialect except for its qualifiers.
   b.add_helper(name, text);
   return fmt::format("{}({}, {})", name, a, e);
-}
-
-std::string cast_expr(const KernelDialect& d, DType from, DType to, const std::string& a) {
-  std::string ct = d.compute_type(to);
-  if (to == DType::kBool)
-    return from == DType::kBool ? a : fmt::format("({} != {})", a, zero(d, from));
-  if (d.compute_type(from) == ct) return a;
-  if (is_float(from) && is_integer(to)) {
-    // Truncation toward zero through the 64-bit type, so narrow targets wrap like the reference.
-    std::string i64 = d.int64_type();
-    if (to == DType::kUInt64)
-      return fmt::format("({0} < 0 ? {1} : {2})", a, d.cast(ct, d.cast(i64, a)), d.cast(ct, a));
-    if (to == DType::kInt64) return d.cast(ct, a);
-    return d.cast(ct, d.cast(i64, a));
-  }
-  return d.cast(ct, a);
 }
 
 std::string extremum(DeviceExprBuilder& b, DType t, bool is_max, X x) {
@@ -201,7 +187,7 @@ std::map<std::string, ExprFn> build_table() {
     return x[0];
   };
   t["Cast"] = [](DeviceExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
-    return cast_expr(b.d, in_t(n, 0), out_t(n), x[0]);
+    return device_cast(b, in_t(n, 0), out_t(n), cast_mode(n.attrs()), x[0]);
   };
   t["Clip"] = [](DeviceExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
     // Lower bound first: when min > max every element becomes max, as the spec requires; a

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "codegen/code_writer.h"
@@ -62,6 +63,8 @@ struct KernelText {
   std::map<std::string, std::string> helpers;
 };
 
+class DeviceEpilogue;
+
 /// What an emitter sees: the node, the language and the target. Kernels are launched in the
 /// order they are added; each sees the results of the earlier ones.
 class DeviceKernelContext {
@@ -72,6 +75,14 @@ class DeviceKernelContext {
   const KernelDialect& d;
   const TargetFacts& facts;
   const DeviceTiling& tiling() const { return facts.tiling; }
+
+  /// For the anchor of a Fused node (node is then the anchor inside the body): the elementwise
+  /// nodes to apply to each result element before it is stored (device_epilogue.h). Only
+  /// emitters registered with accepts_epilogue see one.
+  const DeviceEpilogue* epilogue = nullptr;
+  /// Values of `node` that stand for other values in device memory: the body inputs and the
+  /// anchor result of a Fused node map to the Fused node's operands and result.
+  std::unordered_map<const Value*, const Value*> outer;
 
   /// The index type: int when every buffer of the node has fewer than 2^31 elements.
   const std::string& index() const { return index_type_; }
@@ -93,15 +104,31 @@ class DeviceKernelContext {
 
 using DeviceKernelEmitter = std::function<Status(DeviceKernelContext&)>;
 
+/// What an op's device kernels can do beyond computing its node.
+struct DeviceKernelTraits {
+  /// The emitter applies DeviceKernelContext::epilogue at its store, so the op may anchor a
+  /// Fused node.
+  bool accepts_epilogue = false;
+  /// The kernels handle the storage-only dtypes (float8, float4, 4/2-bit integers): they convert
+  /// them (Cast) or move their codes unchanged (data movement).
+  bool storage_only_too = false;
+};
+
 class DeviceKernelRegistry {
  public:
   static const DeviceKernelRegistry& instance();
-  void add(const std::string& op, DeviceKernelEmitter e);
+  void add(const std::string& op, DeviceKernelEmitter e, DeviceKernelTraits traits = {});
   const DeviceKernelEmitter* find(const std::string& op) const;
+  bool accepts_epilogue(const std::string& op) const;
+  bool handles_storage_only(const std::string& op) const;
   std::vector<std::string> ops() const;
 
  private:
-  std::map<std::string, DeviceKernelEmitter> emitters_;
+  struct Entry {
+    DeviceKernelEmitter emit;
+    DeviceKernelTraits traits;
+  };
+  std::map<std::string, Entry> emitters_;
 };
 
 /// Runs the node's emitter: its kernels, or an unsupported error saying why (no kernel for the
@@ -111,10 +138,20 @@ Expected<std::vector<std::unique_ptr<KernelText>>> emit_device_kernels(const Nod
                                                                        const KernelDialect& d,
                                                                        const TargetFacts& facts);
 
+/// Runs the emitter of `k.node` in a context the caller prepared (Fused nodes run their
+/// anchor's emitter this way); checks local memory and work-group sizes against the target.
+Status run_device_emitter(DeviceKernelContext& k);
+
 // One registration function per kernel family file in codegen/device/.
 void register_elementwise_device_kernels(DeviceKernelRegistry& r);
 void register_shape_device_kernels(DeviceKernelRegistry& r);
 void register_gather_device_kernels(DeviceKernelRegistry& r);
+void register_fused_device_kernels(DeviceKernelRegistry& r);
+void register_matmul_device_kernels(DeviceKernelRegistry& r);
+void register_conv_device_kernels(DeviceKernelRegistry& r);
+void register_pool_device_kernels(DeviceKernelRegistry& r);
+void register_reduce_device_kernels(DeviceKernelRegistry& r);
+void register_norm_device_kernels(DeviceKernelRegistry& r);
 
 // Helpers for emitters.
 
@@ -127,5 +164,17 @@ std::vector<std::string> unflatten(const std::string& type, const std::string& f
                                    const std::vector<int64_t>& dims, const std::string& prefix);
 /// The static dims of a value (the module builder only sees static shapes).
 std::vector<int64_t> dims_of(const Value* v);
+/// The smallest and largest values of dtype t as literals of its compute type (infinities for
+/// floats), spelled so that no literal overflows.
+std::string extreme_literal(const KernelDialect& d, DType t, bool highest);
+/// The smallest power of two >= v (1 for v <= 1), and the largest <= v (1 for v <= 1).
+int64_t pow2_ceil(int64_t v);
+int64_t pow2_floor(int64_t v);
+/// The offset, in elements, of the element of an operand of dims `operand` (broadcast to
+/// `out` by numpy rules) read for output element `flat` (an index expression of the output,
+/// row-major). Adjacent output dims the operand walks alike are merged first, so a [C,1,1] bias
+/// of an [N,C,H,W] output reads at `flat / (H*W) % C`.
+std::string broadcast_offset(const std::string& flat, const std::vector<int64_t>& out,
+                             const std::vector<int64_t>& operand);
 
 }  // namespace aotc::codegen

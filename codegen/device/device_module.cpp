@@ -99,13 +99,28 @@ class DeviceModuleBuilder {
   Status add_launch(const Node& n, const KernelText& k) {
     // The signature and body without the name decide whether the kernel exists already.
     std::vector<std::string> params, prologue;
+    std::vector<DeviceSpan> spans;
     for (const KernelArg& a : k.args) {
       AOTC_INTERNAL_ASSERT(a.value, "{}: kernel argument '{}' has no value", n.describe(), a.name);
+      spans.push_back(span_of(*a.value));
+    }
+    for (size_t i = 0; i < k.args.size(); ++i) {
+      const KernelArg& a = k.args[i];
       DType t = a.element_type();
       dtypes_.insert(t);
       if (t == DType::kFloat64) m_.needs_fp64 = true;
-      for (std::string& p : d_.buffer_params(a.name, t, a.writable)) params.push_back(std::move(p));
-      for (std::string& p : d_.buffer_prologue(a.name, t, a.writable))
+      // An output written over an input (in-place reuse of the arena) shares its bytes.
+      bool exclusive = true;
+      for (size_t j = 0; j < k.args.size(); ++j) {
+        if (j == i || !(a.writable || k.args[j].writable)) continue;
+        const DeviceSpan& p = spans[i];
+        const DeviceSpan& q = spans[j];
+        if (p.buffer == q.buffer && p.offset < q.offset + q.bytes && q.offset < p.offset + p.bytes)
+          exclusive = false;
+      }
+      for (std::string& p : d_.buffer_params(a.name, t, a.writable, exclusive))
+        params.push_back(std::move(p));
+      for (std::string& p : d_.buffer_prologue(a.name, t, a.writable, exclusive))
         prologue.push_back(std::move(p));
     }
     std::string param_list;
@@ -145,7 +160,7 @@ class DeviceModuleBuilder {
     launch.kernel = it->second;
     launch.node = &n;
     launch.size = k.launch;
-    for (const KernelArg& a : k.args) launch.args.push_back(span_of(*a.value));
+    launch.args = std::move(spans);
     m_.launches.push_back(std::move(launch));
     return Status::ok();
   }

@@ -19,6 +19,7 @@ const char* operand_name(size_t k) {
 /// A literal for a one-element constant when the dialect can spell it exactly.
 std::optional<std::string> constant_literal(const KernelDialect& d, const TensorData& c) {
   DType t = c.dtype();
+  if (is_storage_only(t)) return std::nullopt;  // read as its code
   if (is_float(t)) return d.literal(t, c.get_double(0));
   if (t == DType::kBool) return std::string(c.get_int64(0) ? "1" : "0");
   int64_t v = c.get_int64(0);
@@ -131,7 +132,7 @@ Status emit_elementwise_kernel(DeviceKernelContext& k, const ElementwiseSpec& sp
 void register_elementwise_device_kernels(DeviceKernelRegistry& r) {
   // Identity is a copy (shape_device_kernels.cpp); its expression serves fused chains.
   for (const std::string& op : device_expression_ops())
-    if (op != "Identity") r.add(op, emit_node_kernel);
+    if (op != "Identity") r.add(op, emit_node_kernel, {.storage_only_too = op == "Cast"});
 }
 
 }  // namespace aotc::codegen

@@ -32,10 +32,12 @@ class KernelDialect {
   /// and the statements that start the kernel body to make `name` a pointer to its first
   /// element. The host passes each operand as (buffer, byte offset): the dialect decides
   /// whether that is one pointer (CUDA: the host adds the offset) or a buffer and an offset.
-  virtual std::vector<std::string> buffer_params(const std::string& name, DType t,
-                                                 bool writable) const = 0;
-  virtual std::vector<std::string> buffer_prologue(const std::string& name, DType t,
-                                                   bool writable) const = 0;
+  /// `exclusive`: no other operand of the launch touches its bytes, so the pointer may be
+  /// declared restrict (an output written in place over an input is not exclusive).
+  virtual std::vector<std::string> buffer_params(const std::string& name, DType t, bool writable,
+                                                 bool exclusive) const = 0;
+  virtual std::vector<std::string> buffer_prologue(const std::string& name, DType t, bool writable,
+                                                   bool exclusive) const = 0;
   /// Text at the top of the kernel source (extension pragmas, includes, helper functions).
   /// `dtypes` are all element types the kernels read or write.
   virtual std::string prelude(const std::set<DType>& dtypes) const = 0;

@@ -54,9 +54,11 @@ Status emit_contiguous_copy(DeviceKernelContext& k) {
 }  // namespace
 
 void register_shape_device_kernels(DeviceKernelRegistry& r) {
-  for (const char* op : {"Transpose", "Slice", "Expand", "Concat", "Split"}) r.add(op, emit_data_movement);
-  r.add("Reshape", emit_contiguous_copy);
-  r.add("Identity", emit_contiguous_copy);
+  // Copies move codes unchanged, so the storage-only types move as they are.
+  for (const char* op : {"Transpose", "Slice", "Expand", "Concat", "Split"})
+    r.add(op, emit_data_movement, {.storage_only_too = true});
+  r.add("Reshape", emit_contiguous_copy, {.storage_only_too = true});
+  r.add("Identity", emit_contiguous_copy, {.storage_only_too = true});
 }
 
 }  // namespace aotc::codegen

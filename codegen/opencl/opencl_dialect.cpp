@@ -8,17 +8,18 @@ namespace aotc::codegen {
 
 std::string OpenClDialect::kernel_prefix(int64_t) const { return "__kernel void"; }
 
-std::vector<std::string> OpenClDialect::buffer_params(const std::string& name, DType,
-                                                      bool writable) const {
+std::vector<std::string> OpenClDialect::buffer_params(const std::string& name, DType, bool writable,
+                                                      bool exclusive) const {
   // One entry for the pair, so that a parameter list broken over lines keeps them together.
-  return {fmt::format("__global {}uchar* restrict {}_buffer, const ulong {}_offset",
-                      writable ? "" : "const ", name, name)};
+  return {fmt::format("__global {}uchar*{} {}_buffer, const ulong {}_offset",
+                      writable ? "" : "const ", exclusive ? " restrict" : "", name, name)};
 }
 
 std::vector<std::string> OpenClDialect::buffer_prologue(const std::string& name, DType t,
-                                                        bool writable) const {
+                                                        bool writable, bool exclusive) const {
   std::string type = fmt::format("__global {}{}*", writable ? "" : "const ", storage_type(t));
-  return {fmt::format("{0} restrict {1} = ({0})({1}_buffer + {1}_offset);", type, name)};
+  return {fmt::format("{0}{1} {2} = ({0})({2}_buffer + {2}_offset);", type,
+                      exclusive ? " restrict" : "", name)};
 }
 
 std::string OpenClDialect::prelude(const std::set<DType>& dtypes) const {

@@ -13,10 +13,10 @@ class OpenClDialect final : public KernelDialect {
   std::string language() const override { return "OpenCL C 1.2"; }
   std::string source_extension() const override { return "cl"; }
   std::string kernel_prefix(int64_t work_group_size) const override;
-  std::vector<std::string> buffer_params(const std::string& name, DType t,
-                                         bool writable) const override;
-  std::vector<std::string> buffer_prologue(const std::string& name, DType t,
-                                           bool writable) const override;
+  std::vector<std::string> buffer_params(const std::string& name, DType t, bool writable,
+                                         bool exclusive) const override;
+  std::vector<std::string> buffer_prologue(const std::string& name, DType t, bool writable,
+                                           bool exclusive) const override;
   std::string prelude(const std::set<DType>& dtypes) const override;
   std::string global_id(int axis) const override;
   std::string local_id(int axis) const override;
