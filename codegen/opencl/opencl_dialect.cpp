@@ -54,6 +54,7 @@ std::string OpenClDialect::local_array(const std::string& type, const std::strin
 }
 
 std::string OpenClDialect::storage_type(DType t) const {
+  if (is_storage_only(t)) return "uchar";  // one code per byte (docs/dtypes.md)
   switch (t) {
     case DType::kFloat32:
       return "float";
@@ -81,11 +82,13 @@ std::string OpenClDialect::storage_type(DType t) const {
       return "ulong";
     case DType::kBool:
       return "uchar";
+    default:  // the storage-only types, handled above
+      return "uchar";
   }
-  return "?";
 }
 
 std::string OpenClDialect::compute_type(DType t) const {
+  if (is_storage_only(t)) return "uint";  // the code; only Cast interprets it
   switch (t) {
     case DType::kFloat16:
     case DType::kBFloat16:
@@ -98,6 +101,7 @@ std::string OpenClDialect::compute_type(DType t) const {
 }
 
 std::string OpenClDialect::load(DType t, const std::string& ptr, const std::string& index) const {
+  if (is_storage_only(t)) return fmt::format("(uint){}[{}]", ptr, index);
   switch (t) {
     case DType::kFloat16:
       return fmt::format("vload_half({}, {})", index, ptr);
@@ -112,6 +116,7 @@ std::string OpenClDialect::load(DType t, const std::string& ptr, const std::stri
 
 std::string OpenClDialect::store(DType t, const std::string& ptr, const std::string& index,
                                  const std::string& value) const {
+  if (is_storage_only(t)) return fmt::format("{}[{}] = (uchar)({});", ptr, index, value);
   switch (t) {
     case DType::kFloat16:
       return fmt::format("vstore_half_rte({}, {}, {});", value, index, ptr);
