@@ -86,6 +86,11 @@ std::vector<std::vector<Node*>> find_fusion_groups(const Graph& graph, FusionKin
     for (const Node* m : members) group.push_back(const_cast<Node*>(m));
     std::sort(group.begin(), group.end(),
               [&](Node* a, Node* b) { return position[a] < position[b]; });
+    // The anchor reads nothing the group computes, so it may run first, where a Fused body
+    // needs it; an elementwise member on another branch (a residual's activation) can precede
+    // it in graph order.
+    if (anchor)
+      std::stable_partition(group.begin(), group.end(), [&](Node* m) { return m == anchor; });
     for (Node* m : group) taken.insert(m);
     groups.push_back(std::move(group));
   }
