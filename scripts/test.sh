@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up and build, unit and golden tests, the ONNX node conformance suite
 # end to end (regenerates docs/conformance.md), the 9 light models and the models/ builders' test
-# sizes against onnxruntime.
+# sizes against onnxruntime; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
+# node tests of the tier-1 ops, its device kernels and error paths, and the 9 light models.
 # Each suite runs even when an earlier one failed; the exit status is non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,21 @@ python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
 
 echo "== models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
 python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || status=1
+
+# OpenCL on PoCL. The node tests are the 436 of the tier-1 ops (tests/conformance/tier1_tests.txt),
+# not all 1765: PoCL compiles every distinct kernel when a package first runs, which makes each
+# test about a second, and the full suite runs on x86-64 above.
+echo "== OpenCL on PoCL: node tests of the tier-1 ops"
+python3 tests/conformance/run_node_tests.py --aotc build/aotc --target opencl \
+  --tests tier1_tests.txt --work build/conformance_opencl || status=1
+
+echo "== OpenCL on PoCL: device kernels against the reference, error paths"
+python3 tests/opencl/check_device_kernels.py --aotc build/aotc --work build/opencl_kernels || status=1
+python3 tests/opencl/check_device_errors.py --aotc build/aotc --work build/opencl_errors || status=1
+
+echo "== light models against onnxruntime (opencl on PoCL)"
+python3 tests/models/run_light_models.py --aotc build/aotc --target opencl \
+  --work build/light_models_opencl || status=1
 
 [ $status -eq 0 ] && echo "test.sh: all suites passed" || echo "test.sh: FAILURES above"
 exit $status
