@@ -30,6 +30,9 @@ struct KernelArg {
   /// The element type the kernel addresses the buffer as, when not the value's dtype: copies
   /// move raw bits as unsigned integers of the same width (see bits_of).
   std::optional<DType> element;
+  /// The kernel's pointer starts this many elements into the tensor (a copy into the middle of
+  /// a Concat result): kernels that differ only in where they start are then one kernel.
+  int64_t element_offset = 0;
 
   DType element_type() const { return element ? *element : value->dtype(); }
 };

@@ -102,7 +102,11 @@ class DeviceModuleBuilder {
     std::vector<DeviceSpan> spans;
     for (const KernelArg& a : k.args) {
       AOTC_INTERNAL_ASSERT(a.value, "{}: kernel argument '{}' has no value", n.describe(), a.name);
-      spans.push_back(span_of(*a.value));
+      DeviceSpan span = span_of(*a.value);
+      const int64_t skip = a.element_offset * dtype_size(a.element_type());
+      span.offset += skip;
+      span.bytes -= skip;
+      spans.push_back(span);
     }
     for (size_t i = 0; i < k.args.size(); ++i) {
       const KernelArg& a = k.args[i];

@@ -12,25 +12,31 @@
 namespace aotc::codegen {
 namespace {
 
-void emit_box_copy(DeviceKernelContext& k, const KernelArg& src, const KernelArg& dst,
-                   const CopyBox& full) {
+void emit_box_copy(DeviceKernelContext& k, KernelArg src, KernelArg dst, const CopyBox& full) {
   CopyBox box = full.simplified();
   int64_t count = box.num_elements();
   if (count == 0) return;
+  // The box's corners become the buffers' starting points, so copies of equal boxes into
+  // different places (the inputs of Concats) share one kernel.
+  src = bits_of(src);
+  dst = bits_of(dst);
+  src.element_offset = box.src_offset;
+  dst.element_offset = box.dst_offset;
   const std::string& idx = k.index();
-  CodeWriter& w = k.add_kernel("copy", {bits_of(src), bits_of(dst)},
-                               launch_1d(count, k.tiling().work_group_size));
+  CodeWriter& w = k.add_kernel("copy", {src, dst}, launch_1d(count, k.tiling().work_group_size));
   w.line("const {} i = {};", idx, k.d.global_id(0));
   w.line("if (i >= {}) return;", count);
   std::vector<std::string> names;
-  for (const std::string& line : unflatten(idx, "i", box.dims, "c")) w.raw_line(line);
-  for (size_t a = 0; a < box.dims.size(); ++a) names.push_back(fmt::format("c{}", a));
-  auto at = [&](int64_t offset, const std::vector<int64_t>& strides) {
-    std::string e = strides == row_major_strides(box.dims) ? "i" : offset_expr(names, strides);
-    return offset == 0 ? e : fmt::format("{} + {}", offset, e);
+  const bool contiguous = box.src_strides == row_major_strides(box.dims) &&
+                          box.dst_strides == row_major_strides(box.dims);
+  if (!contiguous) {
+    for (const std::string& line : unflatten(idx, "i", box.dims, "c")) w.raw_line(line);
+    for (size_t a = 0; a < box.dims.size(); ++a) names.push_back(fmt::format("c{}", a));
+  }
+  auto at = [&](const std::vector<int64_t>& strides) {
+    return strides == row_major_strides(box.dims) ? "i" : offset_expr(names, strides);
   };
-  w.line("{}[{}] = {}[{}];", dst.name, at(box.dst_offset, box.dst_strides), src.name,
-         at(box.src_offset, box.src_strides));
+  w.line("{}[{}] = {}[{}];", dst.name, at(box.dst_strides), src.name, at(box.src_strides));
 }
 
 Status emit_data_movement(DeviceKernelContext& k) {
