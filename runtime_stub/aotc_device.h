@@ -52,7 +52,8 @@ typedef struct aotc_device_launch {
 typedef struct aotc_device_module {
   const char* name;        /* the package name */
   const char* source_file; /* the kernel source's file in the package, e.g. "src/<name>.cl" */
-  const char* source;      /* the kernel source text (NUL-terminated) */
+  const char* source;      /* the kernel source text (NUL-terminated), for languages built at
+                            * init (OpenCL); NULL for those compiled ahead of time (CUDA) */
   uint64_t buffer_bytes[AOTC_DEVICE_NUM_BUFFERS];
   int needs_fp64;          /* the kernels use double precision */
   int num_kernels;

@@ -62,7 +62,8 @@ struct KernelText {
   int64_t local_bytes = 0;  ///< Local (shared) memory its arrays take.
   CodeWriter body;          ///< Statements after the prologue, at one level of indentation.
   /// Functions the body calls, by name: each is written once into the kernel source, before
-  /// the first kernel that needs it (a name always stands for the same text).
+  /// the first kernel that needs it, in name order (a name always stands for the same text).
+  /// A text is comment lines and one function definition, without the dialect's qualifier.
   std::map<std::string, std::string> helpers;
 };
 

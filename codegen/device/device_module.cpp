@@ -33,6 +33,14 @@ std::string signature(const Node& n) {
   return ins + " -> " + outs;
 }
 
+/// `text` with `qualifier` before its definition (the first line that is not a comment).
+std::string qualify_helper(const std::string& text, const std::string& qualifier) {
+  if (qualifier.empty()) return text;
+  size_t at = 0;
+  while (text.compare(at, 2, "//") == 0) at = text.find('\n', at) + 1;
+  return text.substr(0, at) + qualifier + " " + text.substr(at);
+}
+
 class DeviceModuleBuilder {
  public:
   DeviceModuleBuilder(const ModuleSpec& spec, const KernelDialect& d, const TargetFacts& facts)
@@ -133,7 +141,10 @@ class DeviceModuleBuilder {
     auto [it, inserted] = kernel_by_text_.emplace(key, static_cast<int>(m_.kernels.size()));
     if (inserted) {
       for (const auto& [name, text] : k.helpers) {
-        if (helpers_.insert(name).second) body_ += text + (text.ends_with("\n") ? "\n" : "\n\n");
+        if (helpers_.insert(name).second) {
+          std::string qualified = qualify_helper(text, d_.helper_qualifier());
+          body_ += qualified + (qualified.ends_with("\n") ? "\n" : "\n\n");
+        }
       }
       DeviceModule::Kernel kernel;
       kernel.name = fmt::format("k{}_{}_{}", m_.kernels.size(), lower(n.op()), k.what);
@@ -207,10 +218,12 @@ std::string render_device_tables(const DeviceModule& m, const ModuleSpec& spec,
                                  const std::string& symbol, const std::string& source_symbol,
                                  const std::string& source_file) {
   CodeWriter w;
-  w.line("// The kernel source, {}, compiled into the library as a string by the build.",
-         source_file);
-  w.line("extern \"C\" const char {}[];", source_symbol);
-  w.blank();
+  if (!source_symbol.empty()) {
+    w.line("// The kernel source, {}, compiled into the library as a string by the build.",
+           source_file);
+    w.line("extern \"C\" const char {}[];", source_symbol);
+    w.blank();
+  }
   w.line("namespace {{");
   w.blank();
   auto table = [&](const std::string& type, const std::string& name,
@@ -265,7 +278,7 @@ std::string render_device_tables(const DeviceModule& m, const ModuleSpec& spec,
   w.indent();
   w.line("\"{}\",", spec.name);
   w.line("{},", c_string_literal(source_file));
-  w.line("{},", source_symbol);
+  w.line("{},", source_symbol.empty() ? "nullptr" : source_symbol);
   w.line("{{{}u, {}u, {}u}},  // arena, weights, io bytes", m.buffer_bytes[0], m.buffer_bytes[1],
          m.buffer_bytes[2]);
   w.line("{},  // needs fp64", m.needs_fp64 ? 1 : 0);

@@ -57,7 +57,8 @@ Expected<DeviceModule> build_device_module(const ModuleSpec& spec, const KernelD
                                            const TargetFacts& facts);
 
 /// C++ source defining `static const aotc_device_module <symbol>` (runtime_stub/aotc_device.h)
-/// for the module, whose kernel source text is the extern char array `source_symbol` and whose
+/// for the module, whose kernel source text is the extern char array `source_symbol` (none when
+/// empty: languages compiled ahead of time, like CUDA, need no source at run time) and whose
 /// kernel source file in the package is `source_file`.
 std::string render_device_tables(const DeviceModule& m, const ModuleSpec& spec,
                                  const std::string& symbol, const std::string& source_symbol,

@@ -89,13 +89,14 @@ Status emit_gemm_kernel(DeviceKernelContext& k, const GemmSpec& s) {
          s.m, s.n, s.k, s.batches > 1 ? fmt::format(", {} products", s.batches) : "", t.tile_m,
          t.tile_n, t.tile_k, t.thread_m, t.thread_n);
   w.line("const int lid = {};", d.local_id(0));
-  w.line("const {} group = {};", idx, d.group_id(0));
+  if (groups > 1) w.line("const {} group = {};", idx, d.group_id(0));
   w.line("const {} n0 = {};", idx,
          tiles_n == 1 ? "0" : fmt::format("group % {} * {}", tiles_n, t.tile_n));
   w.line("const {} m0 = {};", idx,
          tiles_m == 1 ? "0" : fmt::format("group / {} % {} * {}", tiles_n, tiles_m, t.tile_m));
-  w.line("const {} batch = {};", idx,
-         s.batches == 1 ? "0" : fmt::format("group / {}", tiles_n * tiles_m));
+  // One product: its index is the constant 0 wherever the operands' expressions use it.
+  const std::string batch = s.batches == 1 ? "0" : "batch";
+  if (s.batches > 1) w.line("const {} batch = group / {};", idx, tiles_n * tiles_m);
   w.line("const int tx = lid % {}, ty = lid / {};", cols, cols);
   w.raw_line(d.local_array(acc, "As", t.tile_k * t.tile_m));
   w.raw_line(d.local_array(acc, "Bs", t.tile_k * t.tile_n));
@@ -113,7 +114,7 @@ Status emit_gemm_kernel(DeviceKernelContext& k, const GemmSpec& s) {
              fixed_column ? fmt::format("lid % {}", t.tile_n) : fmt::format("e % {}", t.tile_n));
     out.line("const {} cn = n0 + bn;", idx);
     if (s.b_column)
-      for (const std::string& line : s.b_column("batch", "cn")) out.raw_line(line);
+      for (const std::string& line : s.b_column(batch, "cn")) out.raw_line(line);
   };
   if (fixed_column) b_column(w);
 
@@ -130,7 +131,7 @@ Status emit_gemm_kernel(DeviceKernelContext& k, const GemmSpec& s) {
     std::vector<std::string> in;
     if (s.m % t.tile_m != 0) in.push_back(fmt::format("cm < {}", s.m));
     if (s.k % t.tile_k != 0) in.push_back(fmt::format("ck < {}", s.k));
-    std::string v = to_acc(s.a_element("batch", "cm", "ck"));
+    std::string v = to_acc(s.a_element(batch, "cm", "ck"));
     w.line("As[{}] = {};",
            t.tile_m == 1 ? "e" : fmt::format("e % {} * {} + e / {}", t.tile_k, t.tile_m, t.tile_k),
            in.empty() ? v : fmt::format("({}) ? {} : {}", join_and(in), v, zero));
@@ -143,12 +144,12 @@ Status emit_gemm_kernel(DeviceKernelContext& k, const GemmSpec& s) {
   if (!fixed_column) b_column(w);
   w.line("const {} ck = k0 + e / {};", idx, t.tile_n);
   if (s.b_row)
-    for (const std::string& line : s.b_row("batch", "ck")) w.raw_line(line);
+    for (const std::string& line : s.b_row(batch, "ck")) w.raw_line(line);
   {
     std::vector<std::string> in;
     if (s.n % t.tile_n != 0) in.push_back(fmt::format("cn < {}", s.n));
     if (s.k % t.tile_k != 0) in.push_back(fmt::format("ck < {}", s.k));
-    std::string v = to_acc(s.b_element("batch", "ck", "cn"));
+    std::string v = to_acc(s.b_element(batch, "ck", "cn"));
     w.line("Bs[e] = {};", in.empty() ? v : fmt::format("({}) ? {} : {}", join_and(in), v, zero));
   }
   w.close();
@@ -172,9 +173,9 @@ Status emit_gemm_kernel(DeviceKernelContext& k, const GemmSpec& s) {
   w.open("for (int j = 0; j < {}; ++j)", t.thread_n);
   w.line("const {} on = n0 + tx + j * {};", idx, cols);
   if (s.n % t.tile_n != 0) w.line("if (on >= {}) break;", s.n);
-  w.line("const {} o = {};", idx, s.out_index("batch", "om", "on"));
+  w.line("const {} o = {};", idx, s.out_index(batch, "om", "on"));
   std::string value = integer ? d.cast(ct, "sum[i][j]") : "sum[i][j]";
-  if (s.addend) value = fmt::format("{} + {}", value, s.addend("batch", "om", "on"));
+  if (s.addend) value = fmt::format("{} + {}", value, s.addend(batch, "om", "on"));
   if (k.epilogue) {
     AOTC_RETURN_IF_ERROR(k.epilogue->emit_store(w, value, "o"));
   } else {

@@ -38,6 +38,9 @@ class KernelDialect {
                                                  bool exclusive) const = 0;
   virtual std::vector<std::string> buffer_prologue(const std::string& name, DType t, bool writable,
                                                    bool exclusive) const = 0;
+  /// What precedes the definition of a helper function that kernels call: "" in OpenCL C,
+  /// "__device__" in CUDA. Helper texts (KernelText::helpers) are written without it.
+  virtual std::string helper_qualifier() const = 0;
   /// Text at the top of the kernel source (extension pragmas, includes, helper functions).
   /// `dtypes` are all element types the kernels read or write.
   virtual std::string prelude(const std::set<DType>& dtypes) const = 0;

@@ -23,8 +23,9 @@ Status emit_matmul(DeviceKernelContext& k) {
   const std::vector<int64_t> batch = static_dims(ms.batch);
   const std::vector<int64_t> a_batch = static_dims(ms.a_batch), b_batch = static_dims(ms.b_batch);
   const int64_t m = ms.m.value, kk = ms.k.value, n = ms.n.value;
-  const std::string a_off = broadcast_offset("batch", batch, a_batch);
-  const std::string b_off = broadcast_offset("batch", batch, b_batch);
+  const bool one = product(batch) == 1;
+  const std::string a_off = one ? "0" : broadcast_offset("batch", batch, a_batch);
+  const std::string b_off = one ? "0" : broadcast_offset("batch", batch, b_batch);
   const KernelDialect& d = k.d;
 
   GemmSpec s;

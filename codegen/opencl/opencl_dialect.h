@@ -17,6 +17,7 @@ class OpenClDialect final : public KernelDialect {
                                          bool exclusive) const override;
   std::vector<std::string> buffer_prologue(const std::string& name, DType t, bool writable,
                                            bool exclusive) const override;
+  std::string helper_qualifier() const override { return ""; }
   std::string prelude(const std::set<DType>& dtypes) const override;
   std::string global_id(int axis) const override;
   std::string local_id(int axis) const override;
