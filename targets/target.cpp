@@ -7,6 +7,8 @@
 #define AOTC_FOR_EACH_TARGET(X) \
   X(x86_64)                     \
   X(opencl)                     \
+  X(cuda_sm80)                  \
+  X(cuda_sm90)                  \
   /* end of the target list */
 
 namespace aotc {
