@@ -2,7 +2,8 @@
 # The whole test suite: set-up and build, unit and golden tests, the ONNX node conformance suite
 # end to end (regenerates docs/conformance.md), the 9 light models and the models/ builders' test
 # sizes against onnxruntime; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
-# node tests of the tier-1 ops, its device kernels and error paths, and the 9 light models.
+# node tests of the tier-1 ops, its device kernels and error paths, and the 9 light models; and
+# the light models' CUDA packages built with nvcc.
 # Each suite runs even when an earlier one failed; the exit status is non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,11 @@ python3 tests/opencl/check_device_errors.py --aotc build/aotc --work build/openc
 echo "== light models against onnxruntime (opencl on PoCL)"
 python3 tests/models/run_light_models.py --aotc build/aotc --target opencl \
   --work build/light_models_opencl || status=1
+
+# CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
+echo "== light models: CUDA packages built with nvcc (cuda-sm90; not run)"
+python3 tests/models/run_light_models.py --aotc build/aotc --target cuda-sm90 --build-only \
+  --work build/light_models_cuda || status=1
 
 [ $status -eq 0 ] && echo "test.sh: all suites passed" || echo "test.sh: FAILURES above"
 exit $status
