@@ -74,7 +74,7 @@ std::string div_expr(const KernelDialect& d, DType t, const std::string& a, cons
 std::string integer_pow(DeviceExprBuilder& b, DType base, DType exp, const std::string& a,
                         const std::string& e) {
   const KernelDialect& d = b.d;
-  std::string name = fmt::format("aotc_pow_{}_{}", dtype_name(base), dtype_name(exp));
+  std::string name = fmt::format("aotc_dev_pow_{}_{}", dtype_name(base), dtype_name(exp));
   std::string ct = d.compute_type(base), et = d.compute_type(exp), w = wrap_type(d, base);
   std::string text = fmt::format(
       "// Exact integer power by squaring, wrapping modulo 2^bits like the other integer ops; a\n"

@@ -1,8 +1,10 @@
 // Cast for device kernels (dtype_device.h). The helper functions below are
 // runtime_stub/aotc_dtypes.h rewritten for kernels: the same rounding, starting from a float's
 // bits instead of a double's (which gives the same codes, since the source is rounded to float
-// first), in plain C over 32-bit unsigned integers. Helpers are keyed "<level>:<name>" so that a
-// kernel source writes the ones another helper calls first (KernelText::helpers is ordered).
+// first), in plain C over 32-bit unsigned integers. Their names start with aotc_dev_ so that
+// they never meet the host functions of aotc_dtypes.h in a language whose kernels and host code
+// share a file (CUDA). Helpers are keyed "<level>:<name>" so that a kernel source writes the
+// ones another helper calls first (KernelText::helpers is ordered).
 #include "codegen/device/dtype_device.h"
 
 #include <fmt/format.h>
@@ -12,11 +14,11 @@ namespace {
 
 void add_round_magnitude(DeviceExprBuilder& b) {
   b.add_helper(
-      "0:aotc_round_magnitude",
+      "0:aotc_dev_round_magnitude",
       "// |x| (the bits of a finite float, sign clear) rounded to nearest even in a format with\n"
       "// `mant` fraction bits and exponent bias `bias`, as the magnitude code; a code above\n"
       "// the format's largest finite one means overflow (runtime_stub/aotc_dtypes.h).\n"
-      "uint aotc_round_magnitude(uint bits, int mant, int bias) {\n"
+      "uint aotc_dev_round_magnitude(uint bits, int mant, int bias) {\n"
       "  const int biased = (int)(bits >> 23);\n"
       "  if (biased == 0) return 0u;  // zero or a float subnormal: below every format\n"
       "  const int e = biased - 127;\n"
@@ -35,17 +37,17 @@ void add_round_magnitude(DeviceExprBuilder& b) {
 
 void add_magnitude_value(DeviceExprBuilder& b) {
   const KernelDialect& d = b.d;
-  b.add_helper("0:aotc_magnitude_value",
+  b.add_helper("0:aotc_dev_magnitude_value",
                fmt::format("// The value of a finite magnitude code (exact).\n"
-                           "float aotc_magnitude_value(uint code, int mant, int bias) {{\n"
+                           "float aotc_dev_magnitude_value(uint code, int mant, int bias) {{\n"
                            "  const uint field = code >> mant, frac = code & ((1u << mant) - 1u);\n"
                            "  const uint steps = field ? (frac | (1u << mant)) : frac;\n"
                            "  const int e = (field ? (int)field : 1) - bias - mant;\n"
                            "  return (float)steps * {};\n"
                            "}}\n",
                            d.bits_float("(uint)(e + 127) << 23")));
-  b.add_helper("0:aotc_signed_nan",
-               fmt::format("float aotc_signed_nan(uint negative) {{\n"
+  b.add_helper("0:aotc_dev_signed_nan",
+               fmt::format("float aotc_dev_signed_nan(uint negative) {{\n"
                            "  return {};\n"
                            "}}\n",
                            d.bits_float("0x7FC00000u | (negative ? 0x80000000u : 0u)")));
@@ -55,44 +57,44 @@ void add_magnitude_value(DeviceExprBuilder& b) {
 std::string small_float_decoder(DeviceExprBuilder& b, DType t) {
   const KernelDialect& d = b.d;
   std::string name(dtype_name(t));
-  std::string fn = "aotc_" + name + "_to_float";
+  std::string fn = "aotc_dev_" + name + "_to_float";
   std::string body;
   switch (t) {
     case DType::kFloat8E4M3FN:
       body =
-          "  if ((c & 0x7Fu) == 0x7Fu) return aotc_signed_nan(c & 0x80u);\n"
-          "  const float v = aotc_magnitude_value(c & 0x7Fu, 3, 7);\n"
+          "  if ((c & 0x7Fu) == 0x7Fu) return aotc_dev_signed_nan(c & 0x80u);\n"
+          "  const float v = aotc_dev_magnitude_value(c & 0x7Fu, 3, 7);\n"
           "  return (c & 0x80u) ? -v : v;\n";
       break;
     case DType::kFloat8E4M3FNUZ:
       body =
-          "  if (c == 0x80u) return aotc_signed_nan(0u);\n"
-          "  const float v = aotc_magnitude_value(c & 0x7Fu, 3, 8);\n"
+          "  if (c == 0x80u) return aotc_dev_signed_nan(0u);\n"
+          "  const float v = aotc_dev_magnitude_value(c & 0x7Fu, 3, 8);\n"
           "  return (c & 0x80u) ? -v : v;\n";
       break;
     case DType::kFloat8E5M2:
       body = fmt::format(
           "  const uint m = c & 0x7Fu;\n"
-          "  if (m > 0x7Cu) return aotc_signed_nan(c & 0x80u);\n"
+          "  if (m > 0x7Cu) return aotc_dev_signed_nan(c & 0x80u);\n"
           "  if (m == 0x7Cu) return {};\n"
-          "  const float v = aotc_magnitude_value(m, 2, 15);\n"
+          "  const float v = aotc_dev_magnitude_value(m, 2, 15);\n"
           "  return (c & 0x80u) ? -v : v;\n",
           d.bits_float("0x7F800000u | ((c & 0x80u) << 24)"));
       break;
     case DType::kFloat8E5M2FNUZ:
       body =
-          "  if (c == 0x80u) return aotc_signed_nan(0u);\n"
-          "  const float v = aotc_magnitude_value(c & 0x7Fu, 2, 16);\n"
+          "  if (c == 0x80u) return aotc_dev_signed_nan(0u);\n"
+          "  const float v = aotc_dev_magnitude_value(c & 0x7Fu, 2, 16);\n"
           "  return (c & 0x80u) ? -v : v;\n";
       break;
     case DType::kFloat4E2M1:
       body =
-          "  const float v = aotc_magnitude_value(c & 0x7u, 1, 1);\n"
+          "  const float v = aotc_dev_magnitude_value(c & 0x7u, 1, 1);\n"
           "  return (c & 0x8u) ? -v : v;\n";
       break;
     case DType::kFloat8E8M0:
       body = fmt::format(
-          "  if (c == 0xFFu) return aotc_signed_nan(0u);\n"
+          "  if (c == 0xFFu) return aotc_dev_signed_nan(0u);\n"
           "  return {};  // 2^(c - 127); 2^-127 is a float subnormal\n",
           d.bits_float("c == 0u ? 0x00400000u : c << 23"));
       break;
@@ -110,7 +112,7 @@ std::string small_float_encoder(DeviceExprBuilder& b, DType t, const CastMode& m
                                 const std::string& f) {
   const KernelDialect& d = b.d;
   std::string name(dtype_name(t));
-  std::string fn = "aotc_" + name + "_from_float";
+  std::string fn = "aotc_dev_" + name + "_from_float";
   std::string head = fmt::format(
       "  const uint bits = {};\n"
       "  const uint sign = (bits >> 24) & 0x80u, mag = bits & 0x7FFFFFFFu;\n"
@@ -121,28 +123,28 @@ std::string small_float_encoder(DeviceExprBuilder& b, DType t, const CastMode& m
     case DType::kFloat8E4M3FN:
       body =
           "  if (is_nan) return sign | 0x7Fu;\n"
-          "  const uint code = is_inf ? 0xFFFFu : aotc_round_magnitude(mag, 3, 7);\n"
+          "  const uint code = is_inf ? 0xFFFFu : aotc_dev_round_magnitude(mag, 3, 7);\n"
           "  if (code > 0x7Eu) return sign | (saturate ? 0x7Eu : 0x7Fu);\n"
           "  return sign | code;\n";
       break;
     case DType::kFloat8E4M3FNUZ:
       body =
           "  if (is_nan) return 0x80u;\n"
-          "  const uint code = is_inf ? 0xFFFFu : aotc_round_magnitude(mag, 3, 8);\n"
+          "  const uint code = is_inf ? 0xFFFFu : aotc_dev_round_magnitude(mag, 3, 8);\n"
           "  if (code > 0x7Fu) return saturate ? (sign | 0x7Fu) : 0x80u;\n"
           "  return code == 0u ? 0u : (sign | code);\n";
       break;
     case DType::kFloat8E5M2:
       body =
           "  if (is_nan) return sign | 0x7Eu;\n"
-          "  const uint code = is_inf ? 0xFFFFu : aotc_round_magnitude(mag, 2, 15);\n"
+          "  const uint code = is_inf ? 0xFFFFu : aotc_dev_round_magnitude(mag, 2, 15);\n"
           "  if (code > 0x7Bu) return sign | (saturate ? 0x7Bu : 0x7Cu);\n"
           "  return sign | code;\n";
       break;
     case DType::kFloat8E5M2FNUZ:
       body =
           "  if (is_nan) return 0x80u;\n"
-          "  const uint code = is_inf ? 0xFFFFu : aotc_round_magnitude(mag, 2, 16);\n"
+          "  const uint code = is_inf ? 0xFFFFu : aotc_dev_round_magnitude(mag, 2, 16);\n"
           "  if (code > 0x7Fu) return saturate ? (sign | 0x7Fu) : 0x80u;\n"
           "  return code == 0u ? 0u : (sign | code);\n";
       break;
@@ -151,14 +153,14 @@ std::string small_float_encoder(DeviceExprBuilder& b, DType t, const CastMode& m
       body =
           "  (void)saturate;\n"
           "  if (is_nan) return sign ? 0x0u : 0x8u;\n"
-          "  const uint code = is_inf ? 0xFFFFu : aotc_round_magnitude(mag, 1, 1);\n"
+          "  const uint code = is_inf ? 0xFFFFu : aotc_dev_round_magnitude(mag, 1, 1);\n"
           "  return (sign >> 4) | (code > 0x7u ? 0x7u : code);\n";
       break;
     default:
       break;
   }
   if (t == DType::kFloat8E8M0) {
-    fn = "aotc_f8e8m0_from_float";
+    fn = "aotc_dev_f8e8m0_from_float";
     b.add_helper(
         "1:" + fn,
         fmt::format(
@@ -195,7 +197,7 @@ std::string float_to_integer(DeviceExprBuilder& b, bool source_double, bool to_u
   std::string ft = source_double ? "double" : "float";
   std::string suffix = source_double ? "" : "f";
   std::string i64 = d.int64_type(), u64 = d.uint64_type();
-  std::string to_long = fmt::format("aotc_{}_to_{}", ft, i64);
+  std::string to_long = fmt::format("aotc_dev_{}_to_i64", ft);
   b.add_helper(
       "0:" + to_long,
       fmt::format("// Truncation toward zero with NaN giving 0 and the rest clamped to the range\n"
@@ -208,7 +210,7 @@ std::string float_to_integer(DeviceExprBuilder& b, bool source_double, bool to_u
                   "}}\n",
                   i64, to_long, ft, suffix));
   if (!to_unsigned) return fmt::format("{}({})", to_long, v);
-  std::string to_ulong = fmt::format("aotc_{}_to_{}", ft, u64);
+  std::string to_ulong = fmt::format("aotc_dev_{}_to_u64", ft);
   b.add_helper("1:" + to_ulong,
                fmt::format("// As {1}; negative values wrap like the signed result.\n"
                            "{0} {2}({3} v) {{\n"
