@@ -32,7 +32,7 @@ std::string CudaDialect::prelude(const std::set<DType>& dtypes) const {
   if (dtypes.count(DType::kBFloat16)) {
     out +=
         "// float to bfloat16 bits, rounding to nearest even; NaN stays a quiet NaN.\n"
-        "static __device__ unsigned short aotc_f2bf(float f) {\n"
+        "static __device__ unsigned short aotc_dev_f2bf(float f) {\n"
         "  const unsigned int x = __float_as_uint(f);\n"
         "  if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u);\n"
         "  return (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);\n"
@@ -123,7 +123,7 @@ std::string CudaDialect::store(DType t, const std::string& ptr, const std::strin
     case DType::kFloat16:
       return fmt::format("{}[{}] = __float2half_rn({});", ptr, index, value);
     case DType::kBFloat16:
-      return fmt::format("{}[{}] = aotc_f2bf({});", ptr, index, value);
+      return fmt::format("{}[{}] = aotc_dev_f2bf({});", ptr, index, value);
     case DType::kBool:
       return fmt::format("{}[{}] = (unsigned char)(({}) != 0);", ptr, index, value);
     default:
