@@ -44,9 +44,11 @@ python3 tests/models/run_light_models.py --aotc build/aotc --target opencl \
   --work build/light_models_opencl || status=1
 
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
-echo "== light models: CUDA packages built with nvcc (cuda-sm90; not run)"
+echo "== CUDA packages built with nvcc (cuda-sm90; not run): light models, device kernel cases"
 python3 tests/models/run_light_models.py --aotc build/aotc --target cuda-sm90 --build-only \
   --work build/light_models_cuda || status=1
+python3 tests/opencl/check_device_kernels.py --aotc build/aotc --target cuda-sm90 --build-only \
+  --work build/cuda_kernels || status=1
 
 [ $status -eq 0 ] && echo "test.sh: all suites passed" || echo "test.sh: FAILURES above"
 exit $status

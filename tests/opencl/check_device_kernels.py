@@ -9,7 +9,10 @@ with seeded random inputs; its package runs on the OpenCL device and `aotc eval`
 double-precision reference interpreter, which shares no code with the kernels) gives the
 expected outputs. All packages build in one CMake super-project.
 
+With --target cuda-sm90 --build-only the same packages are compiled with nvcc instead (no GPU).
+
 Usage: python3 tests/opencl/check_device_kernels.py [--aotc build/aotc] [--work DIR]
+           [--target opencl] [--build-only]
 """
 import argparse
 import os
@@ -23,7 +26,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 F32, F16, F64, I32 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.INT32
-NP = {F32: np.float32, F16: np.float16, F64: np.float64, I32: np.int32}
+BF16 = TensorProto.BFLOAT16
+NP = {F32: np.float32, F16: np.float16, F64: np.float64, I32: np.int32,
+      BF16: helper.tensor_dtype_to_np_dtype(BF16)}
 
 
 def model(name, nodes, inputs, outputs, inits=(), opset=18):
@@ -94,6 +99,10 @@ def cases(rng):
     out.append(("conv_f64", model(
         "conv_f64", [node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
         [("x", F64, [1, 3, 8, 8])], [("y", F64)], [init(rng, "w", [4, 3, 3, 3], np.float64)]), 1e-12))
+    # bf16 is stored as its bits and computed in float, rounded to nearest even when stored.
+    out.append(("softmax_bf16", model(
+        "softmax_bf16", [node("Softmax", ["x"], ["y"], axis=-1)],
+        [("x", BF16, [6, 70])], [("y", BF16)]), 1e-2))
     # Integer products wrap modulo 2^32, as the reference does.
     out.append(("matmul_i32_wraps", model(
         "matmul_i32_wraps", [node("MatMul", ["a", "b"], ["y"])],
@@ -139,6 +148,23 @@ def cases(rng):
          node("Sigmoid", ["a"], ["g"]), node("Mul", ["a", "g"], ["y"])],
         [("x", F32, [2, 8, 5, 5])], [("y", F32)],
         [init(rng, "s", [8, 1, 1]), init(rng, "b", [1, 8, 1, 1])]), 1e-5))
+    # Round trips through every storage-only type: the float8/float4 encoders and decoders, the
+    # 4- and 2-bit integer wrap, with saturation off for the float8 types that have inf or NaN.
+    casts, outs = [], []
+    for k, (to, saturate) in enumerate([(TensorProto.FLOAT8E4M3FN, 0), (TensorProto.FLOAT8E4M3FNUZ, 1),
+                                        (TensorProto.FLOAT8E5M2, 0), (TensorProto.FLOAT8E5M2FNUZ, 1),
+                                        (TensorProto.FLOAT8E8M0, 1), (TensorProto.FLOAT4E2M1, 1),
+                                        (TensorProto.INT4, 1), (TensorProto.UINT4, 1),
+                                        (TensorProto.INT2, 1), (TensorProto.UINT2, 1)]):
+        attrs = {"saturate": saturate} if to not in (TensorProto.INT4, TensorProto.UINT4,
+                                                     TensorProto.INT2, TensorProto.UINT2) else {}
+        casts += [node("Mul", ["x", "scale"], [f"s{k}"]),
+                  node("Cast", [f"s{k}"], [f"c{k}"], to=to, **attrs),
+                  node("Cast", [f"c{k}"], [f"y{k}"], to=F32)]
+        outs.append((f"y{k}", F32))
+    out.append(("cast_storage_only", model(
+        "cast_storage_only", casts, [("x", F32, [4, 257])], outs,
+        [numpy_helper.from_array(np.array(40.0, np.float32), "scale")], opset=25), 0))
     return out
 
 
@@ -162,6 +188,9 @@ def main():
     ap.add_argument("--aotc", default="build/aotc")
     ap.add_argument("--work", default="build/opencl_kernels")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--target", default="opencl")
+    ap.add_argument("--build-only", action="store_true",
+                    help="build the packages without running them (no device here)")
     args = ap.parse_args()
     aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
     if work.exists():
@@ -185,7 +214,7 @@ def main():
         if ref.returncode != 0:
             failures[name] = "aotc eval failed: " + ref.stderr.strip()
             continue
-        p = subprocess.run([str(aotc), "compile", str(path), "--target", "opencl", "-o",
+        p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
                             str(work / "pkgs" / name), "--name", name], capture_output=True, text=True)
         if p.returncode != 0:
             failures[name] = "compile failed: " + p.stderr.strip()
@@ -202,6 +231,9 @@ def main():
         runner = work / "build" / name / f"{name}_run"
         if not runner.exists():
             failures[name] = "package did not build (see build.log)"
+            continue
+        if args.build_only:
+            print(f"device kernels ({args.target}): {name}: built", flush=True)
             continue
         cmd = [str(runner), "--output-dir", str(work / "out" / name)]
         for f in inputs[name]:
@@ -220,7 +252,8 @@ def main():
                 diff = np.abs(actual.astype(np.float64) - expected.astype(np.float64)).max() \
                     if expected.shape == actual.shape else "shape"
                 failures[name] = f"{ref_file.name}: differs from the reference (max |diff| {diff})"
-        print(f"opencl kernels: {name}: {'FAILED' if name in failures else 'ok'}", flush=True)
+        print(f"device kernels ({args.target}): {name}: {'FAILED' if name in failures else 'ok'}",
+              flush=True)
     for name, why in failures.items():
         print(f"FAILED {name}: {why}")
     print(f"{len(all_cases) - len(failures)} passed, {len(failures)} failed")
