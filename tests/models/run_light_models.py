@@ -13,6 +13,7 @@ is not on this machine, such as the CUDA ones in CI). Exit status is non-zero wh
 A last line "N passed, M failed" summarises.
 """
 import argparse
+import concurrent.futures
 import os
 import shutil
 import subprocess
@@ -161,24 +162,20 @@ def main():
         (work / "build.log").write_text(b.stdout + b.stderr)
         print(f"light: packages built ({time.time() - t0:.0f} s)", flush=True)
 
-    for name in compiled:
-        if args.build_only:
-            if not (work / "build" / name / f"{name}_run").exists():
-                failures[name] = "package did not build (see build.log)"
-            print(f"light: {name}: package {'FAILED to build' if name in failures else 'built'}")
-            continue
+    def check(name):
+        """Runs one package; returns (lines to print, failure or None)."""
         runner = work / "build" / name / f"{name}_run"
         if not runner.exists():
-            failures[name] = "package did not build (see build.log)"
-            continue
+            return [], "package did not build (see build.log)"
+        if args.build_only:
+            return [f"light: {name}: package built"], None
         out = work / "out" / name
         t1 = time.time()
         p = subprocess.run([str(runner), "--input", str(inputs[name]), "--output-dir", str(out)],
                            capture_output=True, text=True, timeout=900)
         if p.returncode != 0:
-            failures[name] = "runner failed: " + " ".join(p.stderr.split())[:400]
-            continue
-        errors = []
+            return [], "runner failed: " + " ".join(p.stderr.split())[:400]
+        lines, errors = [], []
         for k, exp in enumerate(expected[name]):
             t = onnx.TensorProto()
             t.ParseFromString((out / f"output_{k}.pb").read_bytes())
@@ -188,14 +185,22 @@ def main():
                               f"{exp.dtype}{list(exp.shape)}")
                 continue
             err = rel_l2(actual, exp)
-            print(f"light: {name}: output {k}: relative L2 error {err:.2e} "
-                  f"({'ok' if err <= TOLERANCE else 'FAILED'}), |expected| {np.linalg.norm(exp):.3g}",
-                  flush=True)
+            lines.append(f"light: {name}: output {k}: relative L2 error {err:.2e} "
+                         f"({'ok' if err <= TOLERANCE else 'FAILED'}), |expected| "
+                         f"{np.linalg.norm(exp):.3g}")
             if err > TOLERANCE:
                 errors.append(f"output {k}: relative L2 error {err:.2e} > {TOLERANCE:g}")
-        print(f"light: {name}: run {time.time() - t1:.1f} s", flush=True)
-        if errors:
-            failures[name] = "; ".join(errors)
+        lines.append(f"light: {name}: run {time.time() - t1:.1f} s")
+        return lines, "; ".join(errors) or None
+
+    # Packages run side by side: a device package's first run compiles its kernels (OpenCL on
+    # PoCL), on one core each.
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for name, (lines, failure) in zip(compiled, pool.map(check, compiled)):
+            for line in lines:
+                print(line, flush=True)
+            if failure:
+                failures[name] = failure
 
     for name, why in failures.items():
         print(f"FAILED light model {name}: {why}")
