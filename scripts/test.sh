@@ -45,10 +45,18 @@ python3 tests/models/run_light_models.py --aotc build/aotc --target opencl \
 
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
 echo "== CUDA packages built with nvcc (cuda-sm90; not run): light models, device kernel cases"
-python3 tests/models/run_light_models.py --aotc build/aotc --target cuda-sm90 --build-only \
-  --work build/light_models_cuda || status=1
-python3 tests/opencl/check_device_kernels.py --aotc build/aotc --target cuda-sm90 --build-only \
-  --work build/cuda_kernels || status=1
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
+if command -v nvcc >/dev/null; then
+  python3 tests/models/run_light_models.py --aotc build/aotc --target cuda-sm90 --build-only \
+    --work build/light_models_cuda || status=1
+  python3 tests/opencl/check_device_kernels.py --aotc build/aotc --target cuda-sm90 --build-only \
+    --work build/cuda_kernels || status=1
+else
+  echo "FAILED: nvcc not found (install the CUDA toolkit): the CUDA packages cannot be built"
+  status=1
+fi
 
 [ $status -eq 0 ] && echo "test.sh: all suites passed" || echo "test.sh: FAILURES above"
 exit $status
