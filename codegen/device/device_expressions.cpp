@@ -260,6 +260,70 @@ std::map<std::string, ExprFn> build_table() {
     if (!is_float(in_t(n, 0))) return std::string("0");
     return fmt::format("(isnan({}) ? 1 : 0)", x[0]);
   };
+  t["IsInf"] = [](DeviceExprBuilder&, const Node& n, X x) -> Expected<std::string> {
+    bool negative = n.attrs().get_int("detect_negative", 1) != 0;
+    bool positive = n.attrs().get_int("detect_positive", 1) != 0;
+    if (!is_float(in_t(n, 0)) || (!negative && !positive)) return std::string("0");
+    if (negative && positive) return fmt::format("(isinf({}) ? 1 : 0)", x[0]);
+    return fmt::format("((isinf({0}) && {0} {1} 0) ? 1 : 0)", x[0], negative ? "<" : ">");
+  };
+  t["Sign"] = [](DeviceExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
+    DType ty = out_t(n);
+    const KernelDialect& d = b.d;
+    std::string ct = d.compute_type(ty);
+    // 0, -0 and NaN are returned as they are.
+    if (is_float(ty))
+      return fmt::format("{0} > {1} ? {2} : {0} < {1} ? -{2} : {0}", x[0], zero(d, ty), one(d, ty));
+    if (is_unsigned_integer(ty)) return d.cast(ct, fmt::format("{} != 0", x[0]));
+    return d.cast(ct, fmt::format("({0} > 0) - ({0} < 0)", x[0]));
+  };
+  t["Mod"] = [](DeviceExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
+    DType ty = out_t(n);
+    const KernelDialect& d = b.d;
+    if (is_float(ty)) return fmt::format("{}({}, {})", d.math("fmod", ty), x[0], x[1]);
+    std::string ct = d.compute_type(ty);
+    if (is_unsigned_integer(ty))
+      return fmt::format("({1} == 0 ? {2} : {3})", x[0], x[1], zero(d, ty),
+                         d.cast(ct, x[0] + " % " + x[1]));
+    if (n.attrs().get_int("fmod", 0) != 0)  // the sign of the dividend, as C's %
+      return fmt::format("({1} == 0 || {1} == -1 ? {2} : {3})", x[0], x[1], zero(d, ty),
+                         d.cast(ct, x[0] + " % " + x[1]));
+    std::string name = fmt::format("aotc_dev_mod_{}", dtype_name(ty));
+    b.add_helper(
+        name, fmt::format("// Integer modulus with the sign of the divisor (Python's %). x mod 0 "
+                          "and x mod -1\n"
+                          "// are 0: no trap, and INT_MIN % -1 would overflow.\n"
+                          "{0} {1}({0} x, {0} y) {{\n"
+                          "  if (y == 0 || y == -1) return 0;\n"
+                          "  const {0} r = ({0})(x % y);\n"
+                          "  return (r != 0 && (r < 0) != (y < 0)) ? ({0})(r + y) : r;\n"
+                          "}}\n",
+                          ct, name));
+    return fmt::format("{}({}, {})", name, x[0], x[1]);
+  };
+  t["PRelu"] = [](DeviceExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
+    DType ty = out_t(n);
+    if (is_unsigned_integer(ty)) return x[0];  // never negative
+    std::string product = arith(b.d, ty, '*', {x[1], x[0]});
+    return fmt::format("{0} < {1} ? {2} : {0}", x[0], zero(b.d, ty), product);
+  };
+  // Bit operations on integers: narrow operands promote to int, where & | ^ ~ act on the same
+  // low bits. Shifts by the width or more are undefined in C, so they give 0 as in the reference.
+  for (const auto& [op, c] :
+       std::map<std::string, char>{{"BitwiseAnd", '&'}, {"BitwiseOr", '|'}, {"BitwiseXor", '^'}}) {
+    t[op] = [c = c](DeviceExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
+      return b.d.cast(b.d.compute_type(out_t(n)), fmt::format("{} {} {}", x[0], c, x[1]));
+    };
+  }
+  t["BitwiseNot"] = [](DeviceExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
+    return b.d.cast(b.d.compute_type(out_t(n)), "~" + x[0]);
+  };
+  t["BitShift"] = [](DeviceExprBuilder& b, const Node& n, X x) -> Expected<std::string> {
+    DType ty = out_t(n);
+    const char* op = n.attrs().get_string("direction", "") == "LEFT" ? "<<" : ">>";
+    return fmt::format("({1} >= {2} ? {3} : {4})", x[0], x[1], dtype_size(ty) * 8, zero(b.d, ty),
+                       b.d.cast(b.d.compute_type(ty), fmt::format("{} {} {}", x[0], op, x[1])));
+  };
 
   // Activations, with the parameters and formulas of the reference.
   using Act =
@@ -313,6 +377,23 @@ std::map<std::string, ExprFn> build_table() {
                                                     d.literal(ty, 2 * std::sqrt(2.0 / M_PI)), a,
                                                     d.literal(ty, 0.044715), a, a, a));
          return fmt::format("{} / ({} + {}(-{}))", a, one(d, ty), d.math("exp", ty), z2);
+       }},
+      {"Celu",
+       [](DeviceExprBuilder& b, DType ty, const ActivationParams& p, const std::string& a) {
+         return fmt::format("{0} < {1} ? {2} * {3}({0} / {2}) : {0}", a, zero(b.d, ty),
+                            b.d.literal(ty, p.alpha), b.d.math("expm1", ty));
+       }},
+      {"Shrink",
+       [](DeviceExprBuilder& b, DType ty, const ActivationParams& p, const std::string& a) {
+         return fmt::format("{0} < -{1} ? {0} + {2} : {0} > {1} ? {0} - {2} : {3}", a,
+                            b.d.literal(ty, p.lambd), b.d.literal(ty, p.bias), zero(b.d, ty));
+       }},
+      {"Swish",
+       [](DeviceExprBuilder& b, DType ty, const ActivationParams& p, const std::string& a) {
+         // x * sigmoid(alpha x), with the overflow-free sigmoid.
+         std::string z =
+             b.bind(b.d.compute_type(ty), fmt::format("{} * {}", b.d.literal(ty, p.alpha), a));
+         return fmt::format("{} * ({})", a, sigmoid(b, ty, z));
        }},
       {"ThresholdedRelu",
        [](DeviceExprBuilder& b, DType ty, const ActivationParams& p, const std::string& a) {
