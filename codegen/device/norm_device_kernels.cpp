@@ -1,5 +1,5 @@
 // Device kernels of the norm family (graph/ops/norm.cpp): Softmax, LogSoftmax,
-// LayerNormalization, BatchNormalization and LRN.
+// LayerNormalization, RMSNormalization, BatchNormalization and LRN.
 //
 // Softmax and LayerNormalization are row kernels (row_reduce_device.h): the lanes of a row find
 // its maximum or mean together, then its sum or variance, then write the row. Variances take a
@@ -141,6 +141,57 @@ Status emit_layer_norm(DeviceKernelContext& k) {
         "if (active && lane == 0) {}",
         d.store(st, stat_names[i], "row", d.cast(d.compute_type(st), i == 1 ? "mean" : "inv_std")));
   }
+  return Status::ok();
+}
+
+// --- RMSNormalization ------------------------------------------------------------------------
+
+Status emit_rms_norm(DeviceKernelContext& k) {
+  const Node& node = k.node;
+  AOTC_RETURN_IF_ERROR(float_input(node));
+  const KernelDialect& d = k.d;
+  const Value* x = node.input(0);
+  const Value* scale = node.input(1);
+  std::vector<int64_t> dims = dims_of(x), scale_dims = dims_of(scale);
+  int axis = *normalize_axis(node.attrs().get_int("axis", -1), x->rank());
+  std::vector<int64_t> norm(dims.begin() + axis, dims.end());
+  int64_t rows = product(dims, 0, axis), cols = product(norm);
+  if (rows * cols == 0) return Status::ok();
+  const DType xt = x->dtype(), yt = node.output(0)->dtype();
+  if (!is_float(yt)) return unsupported("device RMSNormalization writes floats only");
+  const std::string ct = d.compute_type(xt), yct = d.compute_type(yt), idx = k.index();
+  const double epsilon = node.attrs().get_float("epsilon", 1e-5);
+  // Scale usually covers only the normalized axes and is read by the column; one that varies
+  // along the leading axes too is read at the element's broadcast position.
+  size_t leading = scale_dims.size() > norm.size() ? scale_dims.size() - norm.size() : 0;
+  bool per_column = product(scale_dims, 0, leading) == 1;
+  std::string scale_at =
+      per_column
+          ? broadcast_offset("j", norm,
+                             std::vector<int64_t>(scale_dims.begin() + leading, scale_dims.end()))
+          : broadcast_offset("(base + j)", dims, scale_dims);
+  RowReduce p = plan_row_reduce(rows, cols, k.facts);
+  CodeWriter& w = k.add_kernel("rows", {k.in(0, "x"), k.in(1, "scale"), k.out(0, "y")}, p.launch(),
+                               row_reduce_local_bytes(p, ct == "double" ? 8 : 4));
+  w.line("// RMSNormalization of {} over the last {} axes (rows of {}) -> {}, epsilon {}.",
+         x->type().to_string(), norm.size(), cols, node.output(0)->type().to_string(), epsilon);
+  emit_row_header(w, p, d, idx, ct);
+  w.line("const {} base = row * {};", idx, cols);
+  std::string v = d.load(xt, "x", "base + j");
+  w.line("{} sq = 0;", ct);
+  open_row_loop(w, p, idx);
+  w.line("const {} v = {};", ct, v);
+  w.line("sq += v * v;");
+  w.close();
+  emit_lane_reduce(w, p, d, "sq", plus);
+  w.line("const {0} inv_rms = {1} / {2}(sq / {3} + {4});", ct, d.literal(xt, 1), d.math("sqrt", xt),
+         d.literal(xt, static_cast<double>(cols)), d.literal(xt, epsilon));
+  // X and Y may differ in dtype; the product is formed in Y's compute type.
+  open_row_loop(w, p, idx);
+  w.raw_line(d.store(yt, "y", "base + j",
+                     fmt::format("{} * {} * {}", d.cast(yct, v), d.cast(yct, "inv_rms"),
+                                 d.cast(yct, d.load(scale->dtype(), "scale", scale_at)))));
+  w.close();
   return Status::ok();
 }
 
@@ -287,6 +338,7 @@ void register_norm_device_kernels(DeviceKernelRegistry& r) {
   r.add("Softmax", emit_softmax);
   r.add("LogSoftmax", emit_softmax);
   r.add("LayerNormalization", emit_layer_norm);
+  r.add("RMSNormalization", emit_rms_norm);
   r.add("BatchNormalization", emit_batch_norm);
   r.add("LRN", emit_lrn);
 }
