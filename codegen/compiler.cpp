@@ -116,12 +116,15 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
 
   const TargetFacts& facts = target.facts();
   AOTC_ASSIGN_OR_RETURN(ArenaPlan arena, plan_arena(graph, facts.alignment, [&](const Node& n) {
-                          return target.scratch_bytes(n);
+                          return target.scratch_bytes(n, options.threads);
                         }));
   if (options.arena_limit > 0 && arena.arena_bytes > options.arena_limit)
     return arena_limit_error(arena, options.arena_limit);
-  AOTC_ASSIGN_OR_RETURN(WeightsPlan weights, plan_weights(graph, facts.alignment));
-  auto blob = std::make_shared<const std::vector<uint8_t>>(build_weights_blob(graph, weights));
+  // Weights the target's kernels read pre-packed are stored in their packed layout.
+  WeightImages images = target.weight_images(graph);
+  AOTC_ASSIGN_OR_RETURN(WeightsPlan weights, plan_weights(graph, facts.alignment, images));
+  auto blob = std::make_shared<const std::vector<uint8_t>>(build_weights_blob(graph, weights, images));
+  images.clear();
 
   std::string banner = banner_for(options);
   bool weights_file = weights.total_bytes > 0 && !options.embed_weights;
@@ -132,7 +135,8 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
                   weights,
                   blob,
                   options.embed_weights,
-                  weights_file ? options.name + ".weights" : ""};
+                  weights_file ? options.name + ".weights" : "",
+                  options.threads};
   AOTC_ASSIGN_OR_RETURN(EmittedModule module, target.emit(spec));
 
   std::vector<PackageFile> files = std::move(module.files);
@@ -154,6 +158,8 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
                            module.runner_source,
                            spec.weights_file,
                            weights_file && options.compress_weights,
+                           module.cxx_flags,
+                           module.uses_threads,
                            module.build};
   files.push_back({"CMakeLists.txt", codegen::render_package_cmake(build), {}});
   const std::string timeline = "memory_timeline.svg";
@@ -210,6 +216,13 @@ Expected<CompileResult> compile_model(const CompileOptions& options) {
                          "weights are compiled into the program uncompressed");
   }
   if (options.output_dir.empty()) return invalid_model("no output folder given (-o DIR)");
+  if (options.threads < 1 || options.threads > kMaxThreads)
+    return invalid_model("--threads {} is out of range: give 1 to {}", options.threads, kMaxThreads);
+  if (options.threads > 1 && target.facts().execution == ExecutionModel::kDevice) {
+    return invalid_model("--threads {} is for CPU targets: {} kernels run on the device's own "
+                         "work-groups",
+                         options.threads, options.target);
+  }
 
   fs::path model_path(options.model_path);
   PackageOptions package;
@@ -228,6 +241,7 @@ Expected<CompileResult> compile_model(const CompileOptions& options) {
   package.compress_weights = options.compress_weights;
   package.embed_weights = options.embed_weights;
   package.arena_limit = options.arena_limit;
+  package.threads = options.threads;
 
   // Parsing first: the reader explains a missing, empty or truncated file best.
   AOTC_ASSIGN_OR_RETURN(auto proto, frontend::read_onnx_model(options.model_path));

@@ -18,6 +18,9 @@
 
 namespace aotc {
 
+/// The most threads a package may split its kernels across (AOTC_MAX_THREADS of the runtime).
+inline constexpr int kMaxThreads = 64;
+
 struct CompileOptions {
   std::string model_path;
   std::string target = "x86-64";
@@ -30,6 +33,8 @@ struct CompileOptions {
   bool embed_weights = false;
   /// Fail when the arena would need more bytes than this (0: no limit), naming the peak.
   int64_t arena_limit = 0;
+  /// Threads the kernels split their work across (--threads); 1 links no threads.
+  int threads = 1;
   PipelineOptions pipeline;
 };
 
@@ -50,6 +55,7 @@ struct PackageOptions {
   bool compress_weights = false;
   bool embed_weights = false;
   int64_t arena_limit = 0;  ///< As CompileOptions::arena_limit.
+  int threads = 1;          ///< As CompileOptions::threads.
 };
 
 /// Checks that the target accepts every node (naming all refused ones), plans memory (checking

@@ -73,6 +73,16 @@ std::string render_package_cmake(const BuildSpec& spec) {
     runtime_options = "\n# The weights file is zstd-compressed: the runtime needs libzstd to read it.\n"
                       "set(AOTC_RUNTIME_WITH_ZSTD ON)\n";
   }
+  if (spec.threads) {
+    runtime_options += "\n# Compiled with --threads: the model runs its kernels on the runtime's thread pool.\n"
+                       "set(AOTC_RUNTIME_WITH_THREADS ON)\n";
+  }
+  std::string flags;
+  if (!spec.cxx_flags.empty()) {
+    flags = "\n  # The target's instruction set (GCC and Clang spelling).\n  target_compile_options(${_target} PRIVATE";
+    for (const std::string& f : spec.cxx_flags) flags += " " + f;
+    flags += ")";
+  }
   std::string weights_rules;
   if (!spec.weights_file.empty()) {
     weights_rules = fmt::format(
@@ -91,6 +101,8 @@ std::string render_package_cmake(const BuildSpec& spec) {
                           {"NAME", spec.name},
                           {"LANGUAGES", languages},
                           {"RUNTIME_OPTIONS", runtime_options},
+                          {"TARGET_FLAGS", flags},
+                          {"EXTRA_LIBRARIES", spec.threads ? " aotc_threads" : ""},
                           {"BUILD_SETUP", paragraph(spec.extras.setup)},
                           {"LIBRARY_SOURCES", sources},
                           {"RUNNER_SOURCE", spec.runner_source},

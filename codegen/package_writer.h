@@ -70,6 +70,9 @@ struct BuildSpec {
   std::string runner_source;
   std::string weights_file;    ///< Weights file copied next to the runner ("" when none).
   bool compressed_weights = false;  ///< The runtime then needs zstd.
+  /// Flags for the package's C++ compiler after -O2 (GNU spelling; the target's cxx_flags).
+  std::vector<std::string> cxx_flags;
+  bool threads = false;  ///< The model uses the runtime's thread pool (--threads N > 1).
   BuildExtras extras;
 };
 std::string render_package_cmake(const BuildSpec& spec);

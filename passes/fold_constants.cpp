@@ -12,6 +12,7 @@
 // what lets the weights that light models build with ConstantOfShape from constant shapes fold
 // (a few bytes of shape and fill value grow into megabytes of weights, but the result is a
 // splat), while a genuinely expanding computation does not.
+#include <algorithm>
 #include <cstring>
 
 #include "graph/ops/op_registry.h"
@@ -27,6 +28,10 @@ constexpr int64_t kMaxGrowth = 4;
 /// The reference implementations are simple loops in double precision: do not ask them for
 /// more than this many result elements (256 MB of f32) at compile time.
 constexpr int64_t kMaxEvaluatedElements = int64_t{1} << 26;
+/// Ops whose reference only copies bytes fold up to this result size: the Transpose that Gemm's
+/// transB becomes on a large fully connected weight (VGG's fc6 is 392 MiB) would otherwise be
+/// computed into the arena at every run, multiplying the memory the package needs.
+constexpr int64_t kMaxCopiedBytes = int64_t{1} << 30;
 
 bool is_splat(const TensorData& d) {
   size_t es = dtype_size(d.dtype());
@@ -54,7 +59,11 @@ Expected<bool> fold_node(Graph& graph, Node* node, PassStatistics& stats,
   for (Value* o : node->outputs()) {
     if (o->has_uses() || graph.is_graph_output(o)) live_outputs.push_back(o);
     auto n = element_count(o->shape());
-    if (!n || *n > kMaxEvaluatedElements) return false;
+    if (!n) return false;
+    const int64_t max_elements = def->traits.copies_bytes
+                                     ? kMaxCopiedBytes / std::max(1, dtype_size(o->dtype()))
+                                     : kMaxEvaluatedElements;
+    if (*n > max_elements) return false;
   }
   if (live_outputs.empty()) return false;
 

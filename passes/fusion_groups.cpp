@@ -86,9 +86,9 @@ std::vector<std::vector<Node*>> find_fusion_groups(const Graph& graph, FusionKin
     for (const Node* m : members) group.push_back(const_cast<Node*>(m));
     std::sort(group.begin(), group.end(),
               [&](Node* a, Node* b) { return position[a] < position[b]; });
-    // The anchor reads nothing the group computes, so it may run first, where a Fused body
-    // needs it; an elementwise member on another branch (a residual's activation) can precede
-    // it in graph order.
+    // The anchor opens the body even when an elementwise member came first in the graph (a
+    // mask computed before the MatMul it is added to): nothing that feeds the anchor is in the
+    // group, so running it first keeps every member after its operands.
     if (anchor)
       std::stable_partition(group.begin(), group.end(), [&](Node* m) { return m == anchor; });
     for (Node* m : group) taken.insert(m);

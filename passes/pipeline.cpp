@@ -25,6 +25,8 @@ const PipelineStep kPipeline[] = {
     {"remove-dead-code",         "drops what the folds orphaned (shape subgraphs, original weights of folded BatchNorms) before fusion looks at uses"},
     {"fuse-softmax",             "recognised before generic fusion, which would otherwise split the pattern into loops"},
     {"fuse-layer-norm",          "likewise; after fuse-softmax, which shares none of its nodes"},
+    {"fuse-rms-norm",            "after fuse-layer-norm: a layer norm is an RMS norm of x - mean(x) and would be cut in two"},
+    {"fuse-gelu",                "before fuse-epilogues, so the one Gelu rides on the MatMul store instead of a loop of its own"},
     {"fuse-epilogues",           "after folding, so BatchNorms are already inside the Conv weights; before fuse-elementwise, so bias and activations ride on the Conv/MatMul store"},
     {"fuse-elementwise",         "last: what is left of elementwise chains runs as one loop each; the kernels are final from here on"},
 };

@@ -177,31 +177,55 @@ Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment,
   return plan;
 }
 
-Expected<WeightsPlan> plan_weights(const Graph& graph, int64_t alignment) {
+namespace {
+
+uint64_t fnv1a64(const uint8_t* bytes, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+Expected<WeightsPlan> plan_weights(const Graph& graph, int64_t alignment,
+                                   const WeightImages& images) {
   WeightsPlan plan;
-  // Constants by content hash, to share identical tensors (repeated biases, scales, shapes).
-  std::unordered_map<uint64_t, std::vector<const Value*>> by_hash;
+  // Stored bytes by content hash, to share identical tensors (repeated biases, scales, shapes).
+  // A constant's stored bytes are its image when it has one: a packed and a plain constant with
+  // the same data are different bytes in the blob.
+  struct Stored {
+    const Value* value;
+    bool packed;
+  };
+  std::unordered_map<uint64_t, std::vector<Stored>> by_hash;
   auto place = [&](const Value* v) -> Status {
     if (!v || !v->is_constant() || plan.offsets.count(v)) return Status::ok();
     const TensorData& data = *v->constant_data();
-    if (data.num_bytes() == 0) {
+    auto image = images.find(v);
+    const bool packed = image != images.end();
+    const int64_t bytes = packed ? static_cast<int64_t>(image->second.size())
+                                 : static_cast<int64_t>(data.num_bytes());
+    if (bytes == 0) {
       plan.offsets[v] = 0;
       return Status::ok();
     }
-    uint64_t h = data.hash();
-    for (const Value* other : by_hash[h]) {
-      if (*other->constant_data() == data) {
-        plan.offsets[v] = plan.offsets.at(other);
+    uint64_t h = packed ? fnv1a64(image->second.data(), image->second.size()) : data.hash();
+    for (const Stored& other : by_hash[h]) {
+      if (other.packed != packed) continue;
+      bool same = packed ? images.at(other.value) == image->second
+                         : *other.value->constant_data() == data;
+      if (same) {
+        plan.offsets[v] = plan.offsets.at(other.value);
         return Status::ok();
       }
     }
     int64_t offset = align_up(plan.total_bytes, alignment);
-    if (offset > std::numeric_limits<int64_t>::max() / 2 - static_cast<int64_t>(data.num_bytes())) {
+    if (offset > std::numeric_limits<int64_t>::max() / 2 - bytes) {
       return Status::error(ErrorKind::kResourceLimit, "the weights are too large to address");
     }
     plan.offsets[v] = offset;
-    plan.total_bytes = offset + static_cast<int64_t>(data.num_bytes());
-    by_hash[h].push_back(v);
+    plan.total_bytes = offset + bytes;
+    by_hash[h].push_back({v, packed});
     ++plan.num_constants;
     return Status::ok();
   };
@@ -213,9 +237,15 @@ Expected<WeightsPlan> plan_weights(const Graph& graph, int64_t alignment) {
   return plan;
 }
 
-std::vector<uint8_t> build_weights_blob(const Graph& graph, const WeightsPlan& plan) {
+std::vector<uint8_t> build_weights_blob(const Graph& graph, const WeightsPlan& plan,
+                                        const WeightImages& images) {
   std::vector<uint8_t> blob(static_cast<size_t>(plan.total_bytes), 0);
   for (auto& [v, offset] : plan.offsets) {
+    if (auto image = images.find(v); image != images.end()) {
+      if (!image->second.empty())
+        std::memcpy(blob.data() + offset, image->second.data(), image->second.size());
+      continue;
+    }
     const TensorData& data = *v->constant_data();
     if (data.num_bytes() > 0) std::memcpy(blob.data() + offset, data.bytes(), data.num_bytes());
   }

@@ -77,11 +77,18 @@ struct WeightsPlan {
   int num_constants = 0;  ///< Distinct constants stored.
 };
 
+/// Constants a target stores in another layout than the plain row-major one (pre-packed weights):
+/// the bytes the weights blob holds for each such constant instead of its data.
+using WeightImages = std::unordered_map<const Value*, std::vector<uint8_t>>;
+
 /// Lays out the weights in first-use order (node order, then graph outputs), so the blob is the
-/// same for every compilation of the same graph.
-Expected<WeightsPlan> plan_weights(const Graph& graph, int64_t alignment);
+/// same for every compilation of the same graph. Constants in `images` take the size of their
+/// image and share storage only with constants of the same image.
+Expected<WeightsPlan> plan_weights(const Graph& graph, int64_t alignment,
+                                   const WeightImages& images = {});
 /// Writes the weights blob for a plan (zero padding between constants).
-std::vector<uint8_t> build_weights_blob(const Graph& graph, const WeightsPlan& plan);
+std::vector<uint8_t> build_weights_blob(const Graph& graph, const WeightsPlan& plan,
+                                        const WeightImages& images = {});
 
 /// Size in bytes of a value with a static shape, or an error naming the value.
 Expected<int64_t> value_bytes(const Value& v);

@@ -553,7 +553,8 @@ int Runner::main(int argc, char** argv) {
     error("model initialization failed: %s%s", aotc_status_string(st), detail().c_str());
     return 1;
   }
-  // What init acquired (device memory, queues) is released on every path from here on.
+  // What init acquired (device memory and queues, worker threads) is released however main
+  // returns.
   struct Release {
     const aotc_model_desc& model;
     void* ctx;

@@ -41,10 +41,11 @@ typedef struct aotc_model_desc {
   size_t context_bytes;
   aotc_status (*init)(void* ctx, void* arena, const void* weights);
   aotc_status (*run)(void* ctx, const void* const* inputs, void* const* outputs);
-  /* Optional (NULL for CPU packages, which hold no resources): a description of the last failure
-   * of init or run, e.g. which device call failed for which kernel at which source line ("" when
-   * none), and the function that releases what init acquired (device memory, queues). The runner
-   * prints the former after a failed init or run and calls the latter once init has succeeded. */
+  /* Optional (NULL when unused): a description of the last failure of init or run, e.g. which
+   * device call failed for which kernel at which source line ("" when none), and the function
+   * that releases what init acquired (device memory and queues, a multi-threaded package's
+   * workers). The runner prints the former after a failed init or run and calls the latter once
+   * init has succeeded. */
   const char* (*error_message)(const void* ctx);
   void (*release)(void* ctx);
 } aotc_model_desc;

@@ -3,6 +3,8 @@
 # Defines two static libraries, once per CMake build however many packages include this file:
 #   aotc_runtime  status strings, weight loading, timer (C99; what the model library needs)
 #   aotc_runner   the <name>_run program's main (C++17 + aotc_tensor_proto.c); links aotc_runtime
+# and, only for packages compiled with --threads N > 1 (they set AOTC_RUNTIME_WITH_THREADS):
+#   aotc_threads  the thread pool (aotc_threads.c, C99 + pthreads)
 #
 # zstd-compressed weights: a package compiled with --compress-weights does
 #   set(AOTC_RUNTIME_WITH_ZSTD ON)
@@ -62,4 +64,16 @@ if(AOTC_RUNTIME_WITH_ZSTD AND NOT _aotc_has_zstd)
   target_include_directories(aotc_runtime PRIVATE ${AOTC_ZSTD_INCLUDE_DIR})
   target_link_libraries(aotc_runtime PUBLIC ${AOTC_ZSTD_LIBRARY})
   set_property(GLOBAL PROPERTY AOTC_RUNTIME_HAS_ZSTD TRUE)
+endif()
+
+# The thread pool: only packages compiled for several threads link it, so single-threaded ones
+# pull in no threads at all.
+if(AOTC_RUNTIME_WITH_THREADS AND NOT TARGET aotc_threads)
+  find_package(Threads REQUIRED)
+  add_library(aotc_threads STATIC ${CMAKE_CURRENT_LIST_DIR}/aotc_threads.c)
+  target_include_directories(aotc_threads PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(aotc_threads PUBLIC aotc_runtime Threads::Threads)
+  set_target_properties(aotc_threads PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON
+                        C_EXTENSIONS OFF POSITION_INDEPENDENT_CODE ON)
+  target_compile_options(aotc_threads PRIVATE $<$<C_COMPILER_ID:GNU,Clang,AppleClang>:-O2 -Wall -Wextra>)
 endif()

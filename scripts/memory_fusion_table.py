@@ -3,15 +3,20 @@
 
 For each model: ONNX nodes against kernels (after fusion), Fused kernels, arena against the lower
 bound (the most bytes live at one step) and against no reuse at all, and the placement that won.
-The default set is the 9 ONNX "light" models (onnx/backend/test/data/light) plus every .onnx file
-under models/ (built there by the model scripts); more models can be named on the command line.
+The default set is the 9 ONNX "light" models (onnx/backend/test/data/light) and the models of
+models/ at the sizes tests/models/run_models.py tests them (built here by the same builders, with
+the same configurations); ONNX files named on the command line replace that set.
 
   python3 scripts/memory_fusion_table.py --aotc build/aotc > table.md
+  python3 scripts/memory_fusion_table.py --markdown-into docs/memory-and-fusion.md
+  python3 scripts/memory_fusion_table.py --size full --markdown-into docs/memory-and-fusion.md
   python3 scripts/memory_fusion_table.py --traces tests/unit/data/memory_traces
 
---traces also writes each model's memory trace (buffer sizes and live steps of the final kernel
-schedule, from the package's memory_plan.csv) for the planner's unit tests. --markdown-into FILE
-replaces the table between the markers `<!-- table: begin -->` and `<!-- table: end -->` in FILE.
+--size full builds the models/ builders at their benchmark sizes (minutes and gigabytes) and
+tabulates only those (the light models have one size). --traces also writes each model's memory
+trace (buffer sizes and live steps of the final kernel schedule, from the package's
+memory_plan.csv) for the planner's unit tests. --markdown-into FILE replaces the table between the
+markers `<!-- table: begin -->` and `<!-- table: end -->` in FILE (`table full` for --size full).
 """
 import argparse
 import csv
@@ -29,10 +34,20 @@ LIGHT_MODELS = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "
                 "shufflenet", "squeezenet", "vgg19", "zfnet512"]
 
 
-def default_models(root):
-    models = [LIGHT / f"light_{m}.onnx" for m in LIGHT_MODELS]
-    models += sorted((root / "models").rglob("*.onnx")) if (root / "models").is_dir() else []
-    return [m for m in models if m.exists()]
+def default_models(root, folder, size):
+    """The light models, then the models/ builders' configurations of `size` saved into
+    `folder`."""
+    models = []
+    if size == "test":
+        models = [m for m in (LIGHT / f"light_{n}.onnx" for n in LIGHT_MODELS) if m.exists()]
+    sys.path.insert(0, str(root / "tests" / "models"))
+    import dataclasses
+    from run_models import MODELS, save  # noqa: E402 (the test script owns the configurations)
+    for name, (module, overrides) in MODELS.items():
+        path = folder / f"{name}.onnx"
+        save(module.build(dataclasses.replace(module.CONFIGS[size], **overrides)), path)
+        models.append(path)
+    return models
 
 
 def with_real_weights(model_path, folder, root):
@@ -76,26 +91,28 @@ def write_trace(package, name, memory, path):
             out.write(f"{r['bytes']} {r['first_step']} {r['last_step']}\n")
 
 
-def mib(n):
-    return f"{n / (1 << 20):.2f}"
+def kib(n):
+    return f"{n / 1024:,.1f}"
 
 
 def main():
     root = Path(__file__).resolve().parent.parent
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("models", nargs="*", help="ONNX models (default: the light models and models/**/*.onnx)")
+    ap.add_argument("models", nargs="*", help="ONNX models (default: the light models and the models/ builders)")
     ap.add_argument("--aotc", default=str(root / "build" / "aotc"))
     ap.add_argument("--traces", help="folder to write one <model>.trace per model into")
     ap.add_argument("--markdown-into", help="replace the table between the markers in this file")
     ap.add_argument("--aotc-arg", action="append", default=[], help="extra argument for aotc compile")
+    ap.add_argument("--size", choices=("test", "full"), default="test",
+                    help="configuration of the models/ builders (full: the benchmark sizes)")
     args = ap.parse_args()
 
-    models = [Path(m) for m in args.models] or default_models(root)
-    lines = ["| model | ONNX nodes | kernels | Fused | arena MiB | lower bound MiB | arena / bound | "
-             "no reuse MiB | placement |",
+    lines = ["| model | ONNX nodes | kernels | Fused | arena KiB | lower bound KiB | arena / bound | "
+             "no reuse KiB | placement |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    worst = 0.0
+    worst, failed = 0.0, False
     with tempfile.TemporaryDirectory() as tmp:
+        models = [Path(m) for m in args.models] or default_models(root, Path(tmp), args.size)
         for model in models:
             name = model.stem
             out = Path(tmp) / name
@@ -104,13 +121,14 @@ def main():
             if report is None:
                 lines.append(f"| {name} | | | | | | | | failed: {error} |")
                 print(f"{name}: {error}", file=sys.stderr)
+                failed = True
                 continue
             m = report["memory"]
             ratio = m["arena_bytes"] / m["lower_bound_bytes"] if m["lower_bound_bytes"] else 1.0
             worst = max(worst, ratio)
             lines.append(f"| {name} | {report['onnx_nodes']} | {report['kernels']} | "
-                         f"{report['ops'].get('Fused', 0)} | {mib(m['arena_bytes'])} | "
-                         f"{mib(m['lower_bound_bytes'])} | {ratio:.3f} | {mib(m['unshared_bytes'])} | "
+                         f"{report['ops'].get('Fused', 0)} | {kib(m['arena_bytes'])} | "
+                         f"{kib(m['lower_bound_bytes'])} | {ratio:.3f} | {kib(m['unshared_bytes'])} | "
                          f"{m['placement']} |")
             if args.traces:
                 os.makedirs(args.traces, exist_ok=True)
@@ -118,7 +136,8 @@ def main():
     table = "\n".join(lines) + "\n"
     if args.markdown_into:
         doc = Path(args.markdown_into).read_text()
-        begin, end = "<!-- table: begin -->\n", "<!-- table: end -->"
+        marker = "table" if args.size == "test" else "table full"
+        begin, end = f"<!-- {marker}: begin -->\n", f"<!-- {marker}: end -->"
         if begin not in doc or end not in doc:
             sys.exit(f"{args.markdown_into}: the markers {begin.strip()} and {end} are missing")
         head, rest = doc.split(begin, 1)
@@ -126,7 +145,9 @@ def main():
     else:
         sys.stdout.write(table)
     print(f"worst arena / lower bound: {worst:.3f}", file=sys.stderr)
+    # The figure the planner must reach on every model (tests/models/memory_plan_check.py).
+    return 1 if failed or worst > 1.05 else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -28,6 +28,12 @@ python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
 echo "== models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
 python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || status=1
 
+echo "== SIMD target (x86-64-avx2): node tests of the ops with SIMD kernels, and models/ on 2 threads"
+python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64-avx2 \
+  --work build/conformance_avx2 --filter 'matmul|gemm|conv' || status=1
+python3 tests/models/run_models.py --aotc build/aotc --target x86-64-avx2 --threads 2 \
+  --work build/models_avx2 || status=1
+
 # OpenCL on PoCL. The node tests are the 436 of the tier-1 ops (tests/conformance/tier1_tests.txt),
 # not all 1765: PoCL compiles every distinct kernel when a package first runs, which makes each
 # test about a second, and the full suite runs on x86-64 above.

@@ -4,11 +4,15 @@
 
 // Every target folder defines register_<id>_target(TargetRegistry&) in targets/<folder>/
 // target.cpp; adding a target adds its one line to this list.
+// Targets register in this order; host comes last, as it picks one of the others.
 #define AOTC_FOR_EACH_TARGET(X) \
   X(x86_64)                     \
+  X(x86_64_avx2)                \
+  X(x86_64_avx512)              \
   X(opencl)                     \
   X(cuda_sm80)                  \
   X(cuda_sm90)                  \
+  X(host)                       \
   /* end of the target list */
 
 namespace aotc {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "codegen/package_writer.h"
@@ -49,8 +50,14 @@ struct TargetFacts {
   std::string emitter;          ///< The codegen emitter that renders kernels ("cpp", ...).
   std::string kernel_language;  ///< What the kernels are written in, e.g. "C++17", "OpenCL C 1.2".
   ExecutionModel execution = ExecutionModel::kHost;
-  int compute_units = 1;   ///< Cores, or compute units / SMs of a device, kernels are tuned for.
-  int vector_bits = 0;     ///< Width of the SIMD registers kernels are written for.
+  int compute_units = 1;      ///< Cores, or compute units / SMs of a device, kernels are tuned for.
+  int vector_bits = 0;        ///< Width of the SIMD registers kernels are written for.
+  int vector_registers = 16;  ///< Architectural SIMD registers, for register tiling.
+  /// The SIMD instruction set the C++ emitter writes intrinsics kernels for: "" (portable C++
+  /// only, vectorised by the package's compiler), "avx2" (AVX2 + FMA) or "avx512" (AVX-512F).
+  std::string simd;
+  /// Flags the package's C++ compiler needs for the kernels (e.g. "-mavx2"), GNU spelling.
+  std::vector<std::string> cxx_flags;
   int64_t alignment = 64;  ///< Alignment of the arena, the weights and every buffer in them.
   int64_t l1_bytes = 0;    ///< Data cache sizes per core (0: unknown), for tiling decisions.
   int64_t l2_bytes = 0;
@@ -82,6 +89,7 @@ struct ModuleSpec {
   std::shared_ptr<const std::vector<uint8_t>> weights_blob;
   bool embed_weights = false;
   std::string weights_file;  ///< File name of the weights next to the runner ("" when none).
+  int threads = 1;           ///< Threads the kernels split their work across (--threads).
 };
 
 /// The rendered module: its files and how the package's build compiles them.
@@ -95,6 +103,10 @@ struct EmittedModule {
   codegen::BuildExtras build;
   /// Number of distinct kernel functions (identical kernels are emitted once).
   int kernel_functions = 0;
+  /// Flags the package's compiler needs for these sources (the target's cxx_flags).
+  std::vector<std::string> cxx_flags;
+  /// The module runs kernels on the runtime's thread pool, which the package must then link.
+  bool uses_threads = false;
 };
 
 class Target {
@@ -108,9 +120,13 @@ class Target {
   /// Whether the target has a kernel for core op `op` at all (for `aotc ops` and docs/ops.md;
   /// supports() still decides per node, on dtypes and attributes).
   virtual bool has_kernel(const std::string& op) const = 0;
-  /// Bytes of scratch space the node's kernel needs while it runs (0: none). The memory planner
-  /// reserves them in the arena at the node's step; emit() finds the offset in the arena plan.
-  virtual Expected<int64_t> scratch_bytes(const Node& node) const { return int64_t{0}; }
+  /// Bytes of scratch space the node's kernel needs while it runs on `threads` threads (0: none).
+  /// The memory planner reserves them in the arena at the node's step; emit() finds the offset
+  /// in the arena plan.
+  virtual Expected<int64_t> scratch_bytes(const Node& node, int threads) const { return int64_t{0}; }
+  /// The constants whose kernels read them pre-packed, with the packed bytes (same size or not);
+  /// the weights blob stores these instead of the constants' data.
+  virtual WeightImages weight_images(const Graph& graph) const { return {}; }
   /// Renders the module sources for a graph whose nodes all passed supports().
   virtual Expected<EmittedModule> emit(const ModuleSpec& spec) const = 0;
 };

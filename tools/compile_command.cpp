@@ -87,6 +87,10 @@ void add_compile_command(CLI::App& app) {
   for (const char* flag : {"--shape", "--const-input"}) cmd->get_option(flag)->allow_extra_args(false);
   cmd->add_flag("--compress-weights", o.compress_weights, "zstd-compress the weights file");
   cmd->add_flag("--embed-weights", o.embed_weights, "Compile the weights into the library instead of a file");
+  cmd->add_option("--threads", o.threads,
+                  "Threads the heavy kernels split their work across (default 1: the package "
+                  "links no threads)")
+      ->allow_extra_args(false);
   cmd->add_option("--print-ir-after", o.pipeline.print_ir_after,
                   "Print the IR to stderr after the named pass, or after all (repeatable)")
       ->allow_extra_args(false);

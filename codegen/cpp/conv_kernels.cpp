@@ -20,6 +20,8 @@
 
 #include "codegen/cpp/cpp_kernel.h"
 #include "codegen/cpp/epilogue.h"
+#include "codegen/cpp/simd_gemm.h"
+#include "codegen/cpp/weight_packing.h"
 #include "graph/ops/op_helpers.h"
 #include "graph/ops/window.h"
 
@@ -253,6 +255,85 @@ Status emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::str
   return status;
 }
 
+
+/// Whether the SIMD implicit-GEMM kernel computes this Conv: 2-D, f32, on a SIMD target, with
+/// enough output channels per group to fill register tiles (depthwise convolutions stay on the
+/// direct kernel, whose loops run along output rows).
+bool simd_conv(const Node& node, const TargetFacts* facts) {
+  if (!facts || facts->simd.empty()) return false;
+  const Value* x = node.input(0);
+  const Value* w = node.input(1);
+  for (const Value* v : {x, w, static_cast<const Value*>(node.output(0)), static_cast<const Value*>(node.input(2))})
+    if (v && (v->dtype() != DType::kFloat32 || !is_static(v->shape()))) return false;
+  if (x->rank() != 4 || w->rank() != 4) return false;
+  const std::vector<int64_t> wd = static_dims(w->shape());
+  const int64_t group_out_c = wd[0] / node.attrs().get_int("group", 1);
+  return group_out_c >= 4 && wd[1] * wd[2] * wd[3] >= 4;
+}
+
+std::optional<PanelPacking> conv_weight_layout(const Node& node, int input, const Value&,
+                                               const TargetFacts& facts) {
+  if (input != 1 || !simd_conv(node, &facts)) return std::nullopt;
+  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
+  const int64_t group = node.attrs().get_int("group", 1);
+  return PanelPacking{group, wd[0] / group, wd[1] * wd[2] * wd[3], simd_tile(facts).mr,
+                      /*across_y=*/false};
+}
+
+/// Implicit GEMM per image and group: Y[oc, pixel] = W[oc, (c, kh, kw)] * im2col(X)[(c, kh, kw),
+/// pixel], with W packed into row panels at compile time and im2col(X) packed into column panels
+/// at run time, one L2-sized group of panels at a time, in the arena's scratch.
+Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
+  const Node& node = k.node;
+  const TargetFacts& facts = *k.ctx.facts;
+  const SimdTile tile = simd_tile(facts);
+  const WindowGeometry& g = p.g;
+  const int64_t m = p.group_out_c, n = g.output[0] * g.output[1];
+  const int64_t kk = p.group_in_c * g.kernel[0] * g.kernel[1];
+  const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
+  const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group);
+  const int64_t group = panel_group(facts, kk);
+
+  CodeWriter& w = k.w;
+  w.line("// {}x{} register tiles of the {} GEMM; W {}.", tile.mr, tile.nr, facts.simd,
+         prepacked ? "packed into row panels at compile time" : "read in place");
+  emit_simd_asserts(w, tile);
+  w.line("using Geometry = aotc_simd::Conv2d<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
+  w.line("                                   kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
+  w.line("constexpr int64_t kM = kGroupOutC, kN = kOutPlane, kK = Geometry::kK;");
+  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
+  w.line("constexpr int64_t kGroup = {};  // im2col panels packed (and kept in L2) at once", group);
+  w.line("constexpr int64_t kPackedFloats = kGroup * aotc_simd::kTileCols * kK;  // per part");
+  std::string packed_base = k.scratch(split.parts * group * tile.nr * kk * 4);
+  emit_parallel_begin(k, split);
+  w.line("int64_t panel_begin = 0, panel_end = kPanels, row_begin = 0, row_end = kRowTiles;");
+  if (split.parts > 1) {
+    if (split.by_panels)
+      w.line("aotc_simd::partition(kPanels, kParts, part, &panel_begin, &panel_end);");
+    else
+      w.line("aotc_simd::partition(kRowTiles, kParts, part, &row_begin, &row_end);");
+  }
+  w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({}) + part * kPackedFloats;", packed_base);
+  w.open("for (int64_t n = 0; n < kBatch; ++n)");
+  w.open("for (int64_t g = 0; g < kGroups; ++g)");
+  w.line("const float* x = {} + (n * kInC + g * kGroupInC) * kInPlane;", k.in[0]);
+  w.line("const float* wg = {} + g * kGroupOutC * kK;", k.in[1]);
+  w.line("{}* y = {} + (n * kOutC + g * kGroupOutC) * kOutPlane;", p.out_ct, k.out[0]);
+  const std::vector<AxisRange> coords = {{0, 1, "n"}, {1, 2, "g * kGroupOutC + i"}, {2, 4, "j"}};
+  AOTC_RETURN_IF_ERROR(emit_store_policy(k, "y", "kN", coords, "i * kN + j",
+                                         p.has_bias ? fmt::format("{}[g * kGroupOutC + i]", k.in[2]) : ""));
+  w.open("for (int64_t g0 = panel_begin; g0 < panel_end; g0 += kGroup)");
+  w.line("const int64_t g1 = std::min(panel_end, g0 + kGroup);");
+  w.line("aotc_simd::pack_im2col_panels<Geometry>(x, packed, g0, g1);");
+  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup>(", prepacked ? "true" : "false");
+  w.line("    wg, packed - g0 * aotc_simd::kTileCols * kK, store, g0, g1, row_begin, row_end);");
+  w.close();
+  w.close();
+  w.close();
+  emit_parallel_end(k, split);
+  return Status::ok();
+}
+
 Status emit_conv(CppKernel& k) {
   const Node& node = k.node;
   const TensorType& x = node.input(0)->type();
@@ -288,9 +369,12 @@ Status emit_conv(CppKernel& k) {
                          std::all_of(g.strides.begin(), g.strides.end(), [](int64_t v) { return v == 1; });
   k.w.line("// Conv: X {} * W {} (group {}){} -> Y {}, {}.", x.to_string(), wt.to_string(), p.group,
            p.has_bias ? " + B" : "", node.output(0)->type().to_string(),
-           pointwise ? "1x1: a matrix product per group over pixels" : "direct, one output row at a time");
+           simd_conv(node, k.ctx.facts) ? "implicit GEMM"
+           : pointwise                  ? "1x1: a matrix product per group over pixels"
+                                        : "direct, one output row at a time");
   emit_constants(k, p, axes);
   if (k.epilogue) k.epilogue->emit_prologue(k.w);
+  if (simd_conv(node, k.ctx.facts)) return emit_conv_simd(k, p);
   return pointwise ? emit_pointwise(k, p) : emit_direct(k, p, axes);
 }
 
@@ -298,6 +382,7 @@ Status emit_conv(CppKernel& k) {
 
 void register_conv_cpp_kernels(CppKernelRegistry& r) {
   r.add("Conv", emit_conv, KernelDTypes::kComputable, /*accepts_epilogue=*/true);
+  register_weight_layout("Conv", conv_weight_layout);
 }
 
 }  // namespace aotc::codegen

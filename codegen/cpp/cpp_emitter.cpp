@@ -25,8 +25,8 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 /// definitions and the body of <name>_run).
 class CppModuleEmitter {
  public:
-  explicit CppModuleEmitter(const ModuleSpec& spec)
-      : spec_(spec), uname_(upper_identifier(spec.name)) {
+  CppModuleEmitter(const ModuleSpec& spec, const TargetFacts& facts)
+      : spec_(spec), facts_(facts), uname_(upper_identifier(spec.name)) {
     const Graph& g = spec.graph;
     for (size_t i = 0; i < g.inputs().size(); ++i) input_slot_.emplace(g.inputs()[i], static_cast<int>(i));
     for (size_t j = 0; j < g.outputs().size(); ++j) output_slot_.emplace(g.outputs()[j], static_cast<int>(j));
@@ -54,11 +54,16 @@ class CppModuleEmitter {
     m.files.push_back({"runner/main.cpp", runner(), {}});
     m.runner_source = "runner/main.cpp";
     m.kernel_functions = static_cast<int>(function_by_text_.size());
+    if (!facts_.simd.empty())
+      m.files.push_back({"src/aotc_simd.h", std::string(embedded_file("codegen/templates/cpp/aotc_simd.h")), {}});
+    m.cxx_flags = facts_.cxx_flags;
+    m.uses_threads = threaded();
     return m;
   }
 
  private:
   bool embedded() const { return spec_.embed_weights && spec_.weights.total_bytes > 0; }
+  bool threaded() const { return spec_.threads > 1; }
 
   static std::string c_type(const Value& v) { return std::string(dtype_c_type(v.dtype())); }
 
@@ -145,6 +150,7 @@ class CppModuleEmitter {
     CodeWriter body;
     body.indent();
     CppKernel kernel{n, in, out, body};
+    kernel.ctx = KernelContext{&facts_, spec_.threads};
     Status s = (*emitter)(kernel);
     if (!s.is_ok()) return s.with_context(n.describe());
     if (kernel.scratch_bytes > 0) {
@@ -152,6 +158,9 @@ class CppModuleEmitter {
                            n.describe());
       params.push_back("unsigned char* AOTC_RESTRICT scratch");
     }
+    AOTC_INTERNAL_ASSERT(!kernel.uses_pool || threaded(), "{} asks for threads in a one-thread build",
+                         n.describe());
+    if (kernel.uses_pool) params.push_back("aotc_thread_pool* pool");
 
     // Nodes with the same op, attributes and types get the same body: emit it once.
     std::string param_list = join(params, ", ");
@@ -171,6 +180,7 @@ class CppModuleEmitter {
     for (const Value* v : n.outputs()) args.push_back(pointer(*v, true));
     if (kernel.scratch_bytes > 0)
       args.push_back(fmt::format("arena + {}", spec_.arena.scratch_offsets.at(&n)));
+    if (kernel.uses_pool) args.push_back("pool");
     run_.line("// node '{}' ({}): {}", comment_text(n.name()), n.op(), signature_comment(n, true));
     std::string call = it->second + "(" + join(args, ", ") + ");";
     if (call.size() + 2 <= 100) {
@@ -232,15 +242,41 @@ class CppModuleEmitter {
                             {"NUM_OUTPUTS", std::to_string(g.outputs().size())},
                             {"TENSOR_DEFINES", tensor_defines(uname_, "input", g.inputs()) +
                                                    tensor_defines(uname_, "output", g.outputs())},
-                            {"EMBEDDED_WEIGHTS_DECL", embedded_decl}});
+                            {"EMBEDDED_WEIGHTS_DECL", embedded_decl},
+                            {"CONTEXT_INCLUDES", threaded() ? "#include \"aotc_threads.h\"\n" : ""},
+                            {"CONTEXT_FIELDS",
+                             threaded() ? fmt::format("\n  aotc_thread_pool pool; /* {} threads, started by init */",
+                                                      spec_.threads)
+                                        : ""},
+                            {"INIT_DOC", threaded() ? fmt::format(
+                                                          "\n * Starts the {} - 1 worker threads kernels share their "
+                                                          "work with\n * (AOTC_ERR_UNSUPPORTED when the system "
+                                                          "refuses one).",
+                                                          spec_.threads)
+                                                    : ""},
+                            {"RELEASE_DOC", threaded() ? "stops the worker threads" : "nothing for this model"}});
   }
 
   std::string source() const {
-    return render_template("cpp/model.cpp.in", {{"BANNER", spec_.banner},
-                                                {"NAME", spec_.name},
-                                                {"UNAME", uname_},
-                                                {"KERNELS", kernels_.str()},
-                                                {"RUN_BODY", run_.str()}});
+    std::string includes;
+    if (!facts_.simd.empty()) includes += "\n#include \"aotc_simd.h\"\n";
+    return render_template(
+        "cpp/model.cpp.in",
+        {{"BANNER", spec_.banner},
+         {"NAME", spec_.name},
+         {"UNAME", uname_},
+         {"KERNELS", kernels_.str()},
+         {"RUN_BODY", run_.str()},
+         {"KERNEL_INCLUDES", includes},
+         {"INIT_THREADS", threaded() ? fmt::format("  const aotc_status started = aotc_pool_start(&ctx->pool, {});\n"
+                                                   "  if (started != AOTC_OK) return started;\n",
+                                                   spec_.threads)
+                                     : ""},
+         {"RELEASE_BODY", threaded() ? "  if (ctx != nullptr) aotc_pool_stop(&ctx->pool);\n" : "  (void)ctx;\n"},
+         {"RUN_PROLOGUE",
+          threaded() ? "  // Kernels take the pool; its state is synchronisation only, not model state.\n"
+                       "  aotc_thread_pool* const pool = const_cast<aotc_thread_pool*>(&ctx->pool);\n"
+                     : ""}});
   }
 
   std::string runner() const {
@@ -259,6 +295,7 @@ class CppModuleEmitter {
   }
 
   const ModuleSpec& spec_;
+  const TargetFacts& facts_;
   std::string uname_;
   std::unordered_map<const Value*, int> input_slot_;
   std::unordered_map<const Value*, int> output_slot_;  ///< First slot of each graph output.
@@ -270,8 +307,8 @@ class CppModuleEmitter {
 
 }  // namespace
 
-Expected<EmittedModule> emit_cpp_module(const ModuleSpec& spec) {
-  return CppModuleEmitter(spec).emit();
+Expected<EmittedModule> emit_cpp_module(const ModuleSpec& spec, const TargetFacts& facts) {
+  return CppModuleEmitter(spec, facts).emit();
 }
 
 std::string c_string_literal(const std::string& s) {

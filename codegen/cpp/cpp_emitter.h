@@ -14,8 +14,9 @@
 
 namespace aotc::codegen {
 
-/// Renders the module of one package for a graph whose nodes all have C++ kernels.
-Expected<EmittedModule> emit_cpp_module(const ModuleSpec& spec);
+/// Renders the module of one package for a graph whose nodes all have C++ kernels, with the
+/// kernels the target's facts call for (SIMD instruction set, vector width, caches).
+Expected<EmittedModule> emit_cpp_module(const ModuleSpec& spec, const TargetFacts& facts);
 
 /// Writes `bytes` as the body of a C++ source defining
 ///   extern "C" alignas(64) const unsigned char <symbol>[size + 1]

@@ -62,7 +62,7 @@ std::vector<std::string> CppKernelRegistry::ops() const {
   return out;
 }
 
-Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node) {
+Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node, const KernelContext& ctx) {
   const CppKernelEmitter* emitter = CppKernelRegistry::instance().find(node.op());
   if (!emitter) return int64_t{0};
   std::vector<std::string> in, out;
@@ -71,6 +71,7 @@ Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node) {
   for (int i = 0; i < node.num_outputs(); ++i) out.push_back(fmt::format("out{}", i));
   CodeWriter throwaway;
   CppKernel kernel{node, in, out, throwaway};
+  kernel.ctx = ctx;
   AOTC_RETURN_IF_ERROR((*emitter)(kernel).with_context(node.describe()));
   return kernel.scratch_bytes;
 }

@@ -12,10 +12,21 @@
 #include "codegen/code_writer.h"
 #include "graph/graph.h"
 #include "graph/status.h"
+#include "targets/target.h"
 
 namespace aotc::codegen {
 
 class Epilogue;
+
+/// What kernels may know about the compilation beyond their node: the target's facts (the SIMD
+/// instruction set, vector width, cache sizes) and how many threads share the work.
+struct KernelContext {
+  const TargetFacts* facts = nullptr;  ///< nullptr: the portable kernels (unit tests)
+  int threads = 1;
+
+  /// The SIMD instruction set kernels may use: "" (portable C++), "avx2" or "avx512".
+  std::string simd() const { return facts ? facts->simd : std::string(); }
+};
 
 /// What a kernel emitter sees. The function being written has the signature
 ///   static void <fn>(const T0* in0, const T1* in1, ..., U0* out0, ...)
@@ -37,6 +48,24 @@ struct CppKernel {
   /// Bytes of scratch space asked for with scratch(); the memory planner reserves them in the
   /// arena for the duration of this kernel, and the kernel gets them as `unsigned char* scratch`.
   int64_t scratch_bytes = 0;
+  KernelContext ctx;
+  /// The values behind `in` in the graph the module is compiled from: node.inputs() for a plain
+  /// node; for the anchor of a Fused kernel, the Fused node's operands (so that the anchor sees
+  /// which of its operands are constants, and in which layout the weights hold them). Empty
+  /// means node.inputs().
+  std::vector<const Value*> operands;
+  /// Set by parallel(): the kernel takes `aotc_thread_pool* pool` and splits its work.
+  bool uses_pool = false;
+
+  /// The graph value behind input i (see `operands`).
+  const Value* operand(int i) const {
+    return operands.empty() ? node.input(i) : operands[static_cast<size_t>(i)];
+  }
+  /// Asks for the thread pool and returns the C expression naming it; only when ctx.threads > 1.
+  std::string parallel() {
+    uses_pool = true;
+    return "pool";
+  }
 
   /// Reserves `bytes` of scratch space (64-byte aligned) and returns a C expression of type
   /// `unsigned char*` pointing at it. Kernels use scratch instead of large local arrays, so that
@@ -100,7 +129,7 @@ void register_einsum_cpp_kernels(CppKernelRegistry& r);
 void register_fused_cpp_kernels(CppKernelRegistry& r);
 
 /// Bytes of scratch space the node's kernel asks for (by emitting it into a throwaway writer).
-Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node);
+Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node, const KernelContext& ctx = {});
 
 /// Ok when the body of a Fused node can be emitted: an anchor whose emitter accepts epilogues,
 /// element expressions for the other nodes (fused_kernels.cpp).

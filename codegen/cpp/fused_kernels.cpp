@@ -66,8 +66,19 @@ Status emit_fused(CppKernel& k) {
   std::vector<std::string> in;
   for (const Value* v : body.anchor->inputs()) in.push_back(v ? pointer_of.at(v) : "");
   CppKernel anchor{*body.anchor, in, k.out, k.w, &epilogue};
+  anchor.ctx = k.ctx;
+  // The anchor's operands as values of the outer graph (constants, packed weights).
+  for (const Value* v : body.anchor->inputs()) {
+    const Value* outer = nullptr;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i] == v) outer = k.operand(static_cast<int>(i));
+    anchor.operands.push_back(outer);
+  }
+  // The anchor's scratch follows whatever the Fused kernel asked for before it.
+  anchor.scratch_bytes = k.scratch_bytes;
   AOTC_RETURN_IF_ERROR(anchor_emitter(anchor));
-  k.scratch_bytes += anchor.scratch_bytes;
+  k.scratch_bytes = anchor.scratch_bytes;
+  k.uses_pool = k.uses_pool || anchor.uses_pool;
   return Status::ok();
 }
 

@@ -13,6 +13,8 @@
 
 #include "codegen/cpp/cpp_kernel.h"
 #include "codegen/cpp/epilogue.h"
+#include "codegen/cpp/simd_gemm.h"
+#include "codegen/cpp/weight_packing.h"
 #include "graph/ops/matmul_shape.h"
 #include "graph/ops/op_helpers.h"
 
@@ -50,12 +52,125 @@ BatchAccess batch_access(const std::vector<int64_t>& own, const std::vector<int6
   return access;
 }
 
+
+/// The result axes of an epilogue store: batch axes, then the row unless A is a vector, then
+/// the column unless B is.
+std::vector<AxisRange> result_coords(const MatMulShape& ms, size_t batch_rank, const std::string& batch,
+                                     const std::string& row, const std::string& col) {
+  const int nb = static_cast<int>(batch_rank);
+  std::vector<AxisRange> coords;
+  if (nb > 0) coords.push_back({0, nb, batch});
+  int axis = nb;
+  if (!ms.a_vector) coords.push_back({axis, axis + 1, row}), ++axis;
+  if (!ms.b_vector) coords.push_back({axis, axis + 1, col});
+  return coords;
+}
+
+/// Whether the SIMD kernel computes this MatMul: f32 operands with static shapes on a SIMD target.
+bool simd_matmul(const Node& node, const TargetFacts* facts) {
+  if (!facts || facts->simd.empty()) return false;
+  for (const Value* v : {static_cast<const Value*>(node.input(0)), static_cast<const Value*>(node.input(1)), static_cast<const Value*>(node.output(0))})
+    if (v->dtype() != DType::kFloat32 || !is_static(v->shape())) return false;
+  return true;
+}
+
+std::optional<PanelPacking> matmul_weight_layout(const Node& node, int input, const Value&,
+                                                 const TargetFacts& facts) {
+  if (input != 1 || !simd_matmul(node, &facts)) return std::nullopt;
+  auto ms = matmul_shape(node);
+  if (!ms.has_value()) return std::nullopt;
+  return PanelPacking{product(static_dims(ms->b_batch)), ms->k.value, ms->n.value,
+                      simd_tile(facts).nr, /*across_y=*/true};
+}
+
+/// Y = A * B with aotc_simd.h's register-tiled GEMM: B pre-packed at compile time when it is a
+/// constant, else packed at run time into scratch (once when it is the same for every batch
+/// entry); A read in place.
+Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
+  const Node& node = k.node;
+  const TargetFacts& facts = *k.ctx.facts;
+  const SimdTile tile = simd_tile(facts);
+  const std::vector<int64_t> batch = static_dims(ms.batch);
+  const int64_t batch_count = product(batch);
+  const int64_t m = ms.m.value, kk = ms.k.value, n = ms.n.value;
+  const BatchAccess a = batch_access(static_dims(ms.a_batch), batch, m * kk);
+  const BatchAccess b = batch_access(static_dims(ms.b_batch), batch, kk * n);
+  if ((a.table || b.table) && batch_count > kMaxOffsetTable)
+    return unsupported("{}: broadcast batch of {} entries is too large for offset tables",
+                       node.describe(), batch_count);
+  const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
+  const bool same_b = !b.table && b.stride == 0;  // one B matrix for every batch entry
+  const GemmSplit split = gemm_split(k.ctx, m, n, kk, batch_count);
+  const int64_t panels = (n + tile.nr - 1) / tile.nr;
+  const int64_t panels_per_part = split.by_panels ? (panels + split.parts - 1) / split.parts : panels;
+
+  CodeWriter& w = k.w;
+  w.line("// MatMul: A {} x B {} -> Y {}: {}x{} register tiles of the {} GEMM, B {}.",
+         node.input(0)->type().to_string(), node.input(1)->type().to_string(),
+         node.output(0)->type().to_string(), tile.mr, tile.nr, facts.simd,
+         prepacked ? "packed into panels at compile time" : "packed into panels at run time");
+  emit_simd_asserts(w, tile);
+  w.line("constexpr int64_t kBatch = {};", batch_count);
+  w.line("constexpr int64_t kM = {}, kK = {}, kN = {};", m, kk, n);
+  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
+  w.line("constexpr int64_t kGroup = {};  // B panels per group kept in L2", panel_group(facts, kk));
+  if (k.epilogue) k.epilogue->emit_prologue(w);
+  auto access_line = [&](const char* name, const BatchAccess& acc_info) {
+    if (acc_info.table)
+      w.line("static constexpr int64_t k{}Offset[kBatch] = {};", name, int_list(acc_info.offsets));
+    else
+      w.line("constexpr int64_t k{}BatchStride = {};", name, acc_info.stride);
+  };
+  access_line("A", a);
+  access_line("B", b);
+  std::string packed_base;
+  if (!prepacked) {
+    const int64_t part_floats = panels_per_part * tile.nr * kk;
+    w.line("constexpr int64_t kPackedFloats = {};  // B panels one part packs", part_floats);
+    packed_base = k.scratch(split.parts * part_floats * 4);
+  }
+  emit_parallel_begin(k, split);
+  w.line("int64_t panel_begin = 0, panel_end = kPanels, row_begin = 0, row_end = kRowTiles;");
+  if (split.parts > 1) {
+    if (split.by_panels)
+      w.line("aotc_simd::partition(kPanels, kParts, part, &panel_begin, &panel_end);");
+    else
+      w.line("aotc_simd::partition(kRowTiles, kParts, part, &row_begin, &row_end);");
+  }
+  std::string b_offset = b.table ? "kBOffset[batch]" : "batch * kBBatchStride";
+  if (!prepacked) {
+    w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({}) + part * kPackedFloats;", packed_base);
+    w.line("// Panel j of B at bp + j * kTileCols * kK, for the panels this part packed.");
+    w.line("const float* bp = packed - panel_begin * aotc_simd::kTileCols * kK;");
+    if (same_b)
+      w.line("aotc_simd::pack_b_panels<kK, kN, kN>({}, packed, panel_begin, panel_end);", k.in[1]);
+  }
+  w.open("for (int64_t batch = 0; batch < kBatch; ++batch)");
+  w.line("const float* a = {} + {};", k.in[0], a.table ? "kAOffset[batch]" : "batch * kABatchStride");
+  if (prepacked) {
+    w.line("const float* bp = {} + {};", k.in[1], b_offset);
+  } else if (!same_b) {
+    w.line("aotc_simd::pack_b_panels<kK, kN, kN>({} + {}, packed, panel_begin, panel_end);", k.in[1],
+           b_offset);
+  }
+  w.line("{}* y = {} + batch * kM * kN;", dtype_c_type(k.epilogue ? k.epilogue->out_dtype() : DType::kFloat32),
+         k.out[0]);
+  AOTC_RETURN_IF_ERROR(emit_store_policy(k, "y", "kN", result_coords(ms, batch.size(), "batch", "i", "j"),
+                                         "i * kN + j"));
+  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<false, kK>, kGroup>(a, bp, store, panel_begin,");
+  w.line("                                                                 panel_end, row_begin, row_end);");
+  w.close();
+  emit_parallel_end(k, split);
+  return Status::ok();
+}
+
 Status emit_matmul(CppKernel& k) {
   const Node& node = k.node;
   AOTC_ASSIGN_OR_RETURN(MatMulShape ms, matmul_shape(node));
   if (!is_static(ms.output) || !ms.k.is_static() || !is_static(ms.a_batch) || !is_static(ms.b_batch))
     return unsupported("{}: code generation needs static shapes, got A {} and B {}", node.describe(),
                        node.input(0)->type().to_string(), node.input(1)->type().to_string());
+  if (simd_matmul(node, k.ctx.facts)) return emit_matmul_simd(k, ms);
   const DType t = node.output(0)->dtype();
   const std::string ct(dtype_c_type(t));
   // Signed integer products wrap (as in the reference) only in unsigned arithmetic.
@@ -141,6 +256,7 @@ Status emit_matmul(CppKernel& k) {
 
 void register_matmul_cpp_kernels(CppKernelRegistry& r) {
   r.add("MatMul", emit_matmul, KernelDTypes::kComputable, /*accepts_epilogue=*/true);
+  register_weight_layout("MatMul", matmul_weight_layout);
 }
 
 }  // namespace aotc::codegen

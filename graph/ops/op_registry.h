@@ -30,6 +30,9 @@ struct OpTraits {
   bool epilogue_fusible = false; ///< Can run as an epilogue of a producer kernel (bias, activation).
   bool fold_from_types = false;  ///< Output value follows from input types alone (Shape, Size).
   bool layout_agnostic = false;  ///< Works on any layout unchanged (elementwise without broadcasting).
+  /// Its reference implementation only copies bytes (Transpose, Slice, Concat, ...): evaluating
+  /// it at compile time costs a copy per element however large the tensor.
+  bool copies_bytes = false;
   /// Its kernels can apply an elementwise epilogue to each output element before storing it, so
   /// fuse-epilogues may make it the anchor of a Fused kernel (Conv, MatMul).
   bool accepts_epilogue = false;

@@ -6,9 +6,12 @@
 //   QuantizeLinear:   y = saturate(round_half_even(x / scale) + zero_point)
 //   DequantizeLinear: y = (x - zero_point) * scale
 //
-// The integer quantized dtypes are i8, u8, i16, u16 (and i32 as a DequantizeLinear input).
-// Float8, float4 and the sub-byte integers slot in through quantized_integer_range() and a
-// rounding conversion once the IR has those dtypes.
+// The integer quantized dtypes are i8, u8, i16, u16, i4, u4, i2, u2 (and i32 as a
+// DequantizeLinear input). The float ones (float8, float4e2m1) follow the ONNX reference
+// (onnx/reference/ops/op_quantize_linear.py): QuantizeLinear converts x / scale to the format as
+// Cast does (round to nearest even; float8 saturates unless `saturate` = 0), adding the zero
+// point only for float4; DequantizeLinear decodes and multiplies, subtracting the zero point
+// only for float4. A float8 zero point must be zero: a constant nonzero one is an error.
 //
 // The references follow the precision the spec asks for where it decides results: the quotient
 // x / scale is formed in the precision dtype before it is rounded to an integer, since a quotient
@@ -48,18 +51,54 @@ std::optional<IntegerRange> quantized_integer_range(DType t) {
       return IntegerRange{-32768, 32767};
     case DType::kUInt16:
       return IntegerRange{0, 65535};
+    case DType::kInt4:
+      return IntegerRange{-8, 7};
+    case DType::kUInt4:
+      return IntegerRange{0, 15};
+    case DType::kInt2:
+      return IntegerRange{-2, 1};
+    case DType::kUInt2:
+      return IntegerRange{0, 3};
     default:
       return std::nullopt;
   }
 }
 
+bool is_quantized_float(DType t) {
+  switch (t) {
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+    case DType::kFloat4E2M1:
+      return true;
+    default:
+      return false;
+  }
+}
+
 namespace {
+
+bool is_float8(DType t) { return is_quantized_float(t) && t != DType::kFloat4E2M1; }
 
 /// A one-element scale is per-tensor whatever its rank, as in the ONNX reference.
 bool is_single_value(const Shape& s) {
   for (const Dim& d : s)
     if (!(d == Dim(1))) return false;
   return true;
+}
+
+/// A float8 zero point carries no information (the formats are symmetric): a constant one must be
+/// all zeros, as the ONNX reference demands.
+Status check_float8_zero_point(InferContext& ctx, DType quantized, const char* zero_role) {
+  if (!is_float8(quantized) || !ctx.has_input(2)) return Status::ok();
+  if (const TensorData* zp = ctx.input_value(2)) {
+    for (int64_t i = 0; i < zp->num_elements(); ++i)
+      if (zp->get_double(i) != 0.0)
+        return ctx.error("{} must be zero for {}, got {} at element {}", zero_role,
+                         dtype_name(quantized), zp->get_double(i), i);
+  }
+  return Status::ok();
 }
 
 /// Checks the scale (input 1) and zero point (input 2) against x (input 0) and the `axis` and
@@ -71,7 +110,11 @@ Status check_scale_and_zero_point(InferContext& ctx, const char* scale_role,
   if (!is_float(scale.dtype))
     return ctx.unsupported_error("{} must be f32, f16, bf16 or f64, got {}", scale_role,
                                  scale.to_string());
-  if (ctx.has_input(2) && ctx.input_type(2).shape != scale.shape)
+  // A one-element zero point goes with a one-element scale whatever their ranks ([] and [1] are
+  // both per-tensor, as the ONNX reference and onnxruntime accept).
+  const bool both_single =
+      ctx.has_input(2) && is_single_value(scale.shape) && is_single_value(ctx.input_type(2).shape);
+  if (ctx.has_input(2) && !both_single && ctx.input_type(2).shape != scale.shape)
     return ctx.error("{} {} must have the shape of {} {}", zero_role, ctx.input_type(2).to_string(),
                      scale_role, scale.to_string());
   int64_t block = ctx.attrs().get_int("block_size", 0);
@@ -138,9 +181,11 @@ Status infer_quantize(InferContext& ctx) {
   } else if (output_dtype) {
     y = *output_dtype;
   }
-  if (!quantized_integer_range(y))
-    return ctx.unsupported_error("quantizing to {} is not supported (i8, u8, i16, u16)",
-                                 dtype_name(y));
+  if (!quantized_integer_range(y) && !is_quantized_float(y))
+    return ctx.unsupported_error(
+        "quantizing to {} is not supported (i8, u8, i16, u16, i4, u4, i2, u2, float8, f4e2m1)",
+        dtype_name(y));
+  AOTC_RETURN_IF_ERROR(check_float8_zero_point(ctx, y, "y_zero_point"));
   ctx.set_output_type(0, TensorType{y, x.shape});
   return Status::ok();
 }
@@ -171,8 +216,22 @@ Expected<std::vector<TensorData>> reference_quantize(const Node& node,
   const TensorData* zero = in.size() > 2 ? in[2] : nullptr;
   QuantGranularity g = quant_granularity(node);
   DType p = division_precision(node);
-  IntegerRange range = *quantized_integer_range(node.output(0)->dtype());
-  TensorData y(node.output(0)->dtype(), x.dims());
+  DType yt = node.output(0)->dtype();
+  TensorData y(yt, x.dims());
+  if (is_quantized_float(yt)) {
+    CastMode mode;
+    mode.saturate = node.attrs().get_int("saturate", 1) != 0;
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      int64_t s = g.scale_index(i);
+      double q = round_to(p, round_to(p, x.get_double(i)) / round_to(p, scale.get_double(s)));
+      // The reference divides in float32 (or the precision dtype) and converts from there.
+      double v = static_cast<float>(q);
+      if (yt == DType::kFloat4E2M1 && zero) v = static_cast<float>(v + zero->get_double(s));
+      y.set_double(i, v, mode);
+    }
+    return std::vector<TensorData>{std::move(y)};
+  }
+  IntegerRange range = *quantized_integer_range(yt);
   for (int64_t i = 0; i < x.num_elements(); ++i) {
     int64_t s = g.scale_index(i);
     double q = round_to(p, round_to(p, x.get_double(i)) / round_to(p, scale.get_double(s)));
@@ -191,13 +250,16 @@ Expected<std::vector<TensorData>> reference_quantize(const Node& node,
 
 Status infer_dequantize(InferContext& ctx) {
   const TensorType& x = ctx.input_type(0);
-  if (!quantized_integer_range(x.dtype) && x.dtype != DType::kInt32)
-    return ctx.unsupported_error("dequantizing {} is not supported (i8, u8, i16, u16, i32)",
-                                 dtype_name(x.dtype));
+  if (!quantized_integer_range(x.dtype) && !is_quantized_float(x.dtype) && x.dtype != DType::kInt32)
+    return ctx.unsupported_error(
+        "dequantizing {} is not supported (i8, u8, i16, u16, i32, i4, u4, i2, u2, float8, "
+        "f4e2m1)",
+        dtype_name(x.dtype));
   AOTC_RETURN_IF_ERROR(check_scale_and_zero_point(ctx, "x_scale", "x_zero_point"));
   if (ctx.has_input(2) && ctx.input_type(2).dtype != x.dtype)
     return ctx.error("x_zero_point must have x's dtype {}, got {}", dtype_name(x.dtype),
                      ctx.input_type(2).to_string());
+  AOTC_RETURN_IF_ERROR(check_float8_zero_point(ctx, x.dtype, "x_zero_point"));
   AOTC_ASSIGN_OR_RETURN(std::optional<DType> output_dtype, dtype_attr(ctx, "output_dtype"));
   DType y = output_dtype.value_or(ctx.input_type(1).dtype);
   if (!is_float(y)) return ctx.error("output_dtype must be a float dtype, got {}", dtype_name(y));
@@ -213,6 +275,12 @@ Expected<std::vector<TensorData>> reference_dequantize(const Node& node,
   TensorData y(node.output(0)->dtype(), x.dims());
   for (int64_t i = 0; i < x.num_elements(); ++i) {
     int64_t s = g.scale_index(i);
+    if (is_quantized_float(x.dtype())) {
+      // Decoded codes are exact in double; float8 has no zero point to subtract.
+      double zp = zero && x.dtype() == DType::kFloat4E2M1 ? zero->get_double(s) : 0.0;
+      y.set_double(i, (x.get_double(i) - zp) * scale.get_double(s));
+      continue;
+    }
     int64_t diff = x.get_int64(i) - (zero ? zero->get_int64(s) : 0);  // exact: |x|, |zp| < 2^32
     y.set_double(i, static_cast<double>(diff) * scale.get_double(s));
   }

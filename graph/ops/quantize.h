@@ -38,9 +38,13 @@ struct IntegerRange {
   int64_t lowest;
   int64_t highest;
 };
-/// The range of `t` when QuantizeLinear can produce it (i8, u8, i16, u16), else nullopt. The
-/// sub-byte integers (int4, uint4, int2, uint2) belong here once the IR has them; float8 and
-/// float4 targets are converted by rounding to the format rather than by clamping to a range.
+/// The range of `t` when QuantizeLinear can produce it as an integer (i8, u8, i16, u16 and the
+/// sub-byte i4, u4, i2, u2), else nullopt.
 std::optional<IntegerRange> quantized_integer_range(DType t);
+
+/// The float formats QuantizeLinear can produce and DequantizeLinear read: the float8 types
+/// (x / scale converted to the format, saturating unless `saturate` is 0; their zero point is
+/// zero by definition) and float4e2m1 (x / scale + zero_point, converted; always saturating).
+bool is_quantized_float(DType t);
 
 }  // namespace aotc

@@ -590,6 +590,9 @@ Expected<std::vector<NodeCopy>> data_movement_copies(const Node& node) {
 void register_shape_ops(OpRegistry& r) {
   OpTraits view;
   view.view = true;
+  view.copies_bytes = true;
+  OpTraits moves;
+  moves.copies_bytes = true;
   OpTraits from_types;
   from_types.fold_from_types = true;
 
@@ -598,21 +601,21 @@ void register_shape_ops(OpRegistry& r) {
               .infer = infer_reshape, .reference = reference_data_movement, .traits = view,
               .summary = "Gives the data a new shape with the same element count (0 copies a dim, -1 infers one)."});
   r.add(OpDef{.name = "Transpose", .attrs = {{"perm", AttrKind::kInts}},
-              .infer = infer_transpose, .reference = reference_data_movement,
+              .infer = infer_transpose, .reference = reference_data_movement, .traits = moves,
               .summary = "Permutes the axes (default: reverses them)."});
   r.add(OpDef{.name = "Concat", .min_inputs = 1, .max_inputs = -1,
               .attrs = {{"axis", AttrKind::kInt, true}},
-              .infer = infer_concat, .reference = reference_data_movement,
+              .infer = infer_concat, .reference = reference_data_movement, .traits = moves,
               .summary = "Joins tensors along one axis."});
   r.add(OpDef{.name = "Slice", .min_inputs = 3, .max_inputs = 5,
-              .infer = infer_slice, .reference = reference_data_movement,
+              .infer = infer_slice, .reference = reference_data_movement, .traits = moves,
               .summary = "Takes a strided box (starts, ends, axes, steps inputs; ONNX clamping)."});
   r.add(OpDef{.name = "Split", .min_inputs = 1, .max_inputs = 2, .min_outputs = 1, .max_outputs = -1,
               .attrs = {{"axis", AttrKind::kInt}, {"num_outputs", AttrKind::kInt}},
-              .infer = infer_split, .reference = reference_data_movement,
+              .infer = infer_split, .reference = reference_data_movement, .traits = moves,
               .summary = "Cuts a tensor along one axis (split sizes input, or equal chunks)."});
   r.add(OpDef{.name = "Expand", .min_inputs = 2, .max_inputs = 2,
-              .infer = infer_expand, .reference = reference_data_movement,
+              .infer = infer_expand, .reference = reference_data_movement, .traits = moves,
               .summary = "Broadcasts the input to a shape (bidirectionally, as numpy does)."});
   r.add(OpDef{.name = "Shape", .attrs = {{"start", AttrKind::kInt}, {"end", AttrKind::kInt}},
               .infer = infer_shape, .reference = reference_shape, .traits = from_types,

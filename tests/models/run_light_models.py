@@ -6,7 +6,9 @@ ConstantOfShape(0.02) placeholders, so their reference outputs are constant and 
 numerics. This script swaps every placeholder for a seeded random initializer shaped for its
 consumer (He-scaled conv and dense weights, well-conditioned batch-norm parameters), then:
   1. runs the model with onnxruntime on a seeded random input (the oracle);
-  2. compiles it with `aotc compile --target T`, builds all packages in one CMake super-project;
+  2. compiles it with `aotc compile --target T`, checks the package's memory plan
+     (memory_plan_check.py: no overlapping live buffers, arena <= 1.05 x the lower bound) and
+     builds all packages in one CMake super-project;
   3. runs each package's runner and requires relative L2 error <= 1e-4 against onnxruntime.
 With --build-only it stops after step 2 and requires every package to build (targets whose device
 is not on this machine, such as the CUDA ones in CI). Exit status is non-zero when any model fails.
@@ -24,6 +26,9 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import numpy_helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from memory_plan_check import check_package  # noqa: E402
 
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 MODELS = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50",
@@ -118,7 +123,7 @@ def main():
         shutil.rmtree(work)
     (work / "pkgs").mkdir(parents=True)
     names = [m for m in args.models.split(",") if m]
-    failures, compiled, expected, inputs = {}, [], {}, {}
+    failures, memory_errors, compiled, expected, inputs = {}, {}, [], {}, {}
     t0 = time.time()
     for k, name in enumerate(names):
         model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
@@ -148,6 +153,7 @@ def main():
             failures[name] = "compile failed: " + " ".join(p.stderr.split())[:400]
         else:
             compiled.append(name)
+            memory_errors[name] = check_package(work / "pkgs" / name)
         print(f"light: {name}: {n} placeholders randomized, compile "
               f"{'ok' if p.returncode == 0 else 'FAILED'} ({time.time() - t0:.0f} s)", flush=True)
 
@@ -202,6 +208,11 @@ def main():
             if failure:
                 failures[name] = failure
 
+    # The memory plan must be sound and within 5% of the lower bound whatever the numerics say.
+    for name, errors in memory_errors.items():
+        if errors:
+            why = "memory plan: " + "; ".join(errors[:3])
+            failures[name] = f"{failures[name]}; {why}" if name in failures else why
     for name, why in failures.items():
         print(f"FAILED light model {name}: {why}")
     passed = len(names) - len(failures)

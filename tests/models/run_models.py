@@ -6,8 +6,9 @@ For each model (see docs/models.md) this script
      configuration: minutes and gigabytes rather than seconds) with seeded weights, and draws seeded
      sample inputs (token ids, masks with padding, KV cache, images);
   2. runs onnxruntime on them (the oracle);
-  3. compiles it with `aotc compile --target T`, then builds all packages in one CMake
-     super-project;
+  3. compiles it with `aotc compile --target T` and checks the package's memory plan
+     (memory_plan_check.py: no overlapping live buffers, arena <= 1.05 x the lower bound), then
+     builds all packages in one CMake super-project;
   4. runs each package's runner on the same inputs and requires, for every output, the same
      shape and dtype and a relative L2 error <= 1e-4 (float32).
 A model listed in tests/models/expected_failures_<target>.txt ("name reason") may fail without
@@ -35,6 +36,7 @@ import mlp  # noqa: E402
 import mobilenet_v2  # noqa: E402
 import resnet50  # noqa: E402
 from builder import count_ops, save, write_inputs  # noqa: E402
+from memory_plan_check import check_package  # noqa: E402
 
 TOLERANCE = 1e-4
 
@@ -100,6 +102,7 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS),
                     help="comma-separated subset of: " + ", ".join(MODELS))
     ap.add_argument("--size", choices=("test", "full"), default="test")
+    ap.add_argument("--threads", type=int, default=1, help="aotc compile --threads N")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args()
     import onnxruntime as ort
@@ -112,7 +115,7 @@ def main():
     if work.exists():
         shutil.rmtree(work)
     (work / "pkgs").mkdir(parents=True)
-    failures, compiled, expected, input_files, graphs = {}, [], {}, {}, {}
+    failures, memory_errors, compiled, expected, input_files, graphs = {}, {}, [], {}, {}, {}
     t0 = time.time()
     for k, name in enumerate(names):
         module, overrides = MODELS[name]
@@ -130,11 +133,13 @@ def main():
         sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
         expected[name] = sess.run(None, inputs)
         p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
-                            str(work / "pkgs" / name), "--name", name], capture_output=True, text=True)
+                            str(work / "pkgs" / name), "--name", name, "--threads", str(args.threads)],
+                           capture_output=True, text=True)
         if p.returncode != 0:
             failures[name] = "compile failed: " + " ".join(p.stderr.split())[:400]
         else:
             compiled.append(name)
+            memory_errors[name] = check_package(work / "pkgs" / name)
         ops = count_ops(model)
         print(f"models: {name}: {len(model.graph.node)} nodes, {len(ops)} op types, compile "
               f"{'ok' if p.returncode == 0 else 'FAILED'} ({time.time() - t0:.0f} s)", flush=True)
@@ -172,6 +177,11 @@ def main():
         if errors:
             failures[name] = "; ".join(errors)
 
+    # The memory plan must be sound and within 5% of the lower bound whatever the numerics say.
+    for name, errors in memory_errors.items():
+        if errors:
+            why = "memory plan: " + "; ".join(errors[:3])
+            failures[name] = f"{failures[name]}; {why}" if name in failures else why
     listed = load_expected_failures(args.target)
     unexpected, xfail = {}, {}
     for name in names:

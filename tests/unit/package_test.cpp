@@ -183,9 +183,51 @@ TEST(Package, BadOptionsAreRejectedBeforeAnythingIsWritten) {
   o.target = "z80";
   r = compile_model(o);
   ASSERT_FALSE(r.has_value());
-  EXPECT_NE(r.status().message().find("known targets: "), std::string::npos) << r.status().message();
-  EXPECT_NE(r.status().message().find("x86-64"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find(
+                "known targets: cuda-sm80, cuda-sm90, host, opencl, x86-64, x86-64-avx2, x86-64-avx512"),
+            std::string::npos)
+      << r.status().message();
   EXPECT_FALSE(fs::exists(tmp.path() / "pkg"));
+}
+
+TEST(Package, ThreadCountOutOfRangeIsRejected) {
+  TempDir tmp;
+  std::string model = write_test_model(tmp.path());
+  for (int threads : {0, -2, kMaxThreads + 1}) {
+    CompileOptions o = options_for(model, tmp.path() / "pkg");
+    o.threads = threads;
+    auto r = compile_model(o);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.status().message().find("--threads"), std::string::npos) << r.status().message();
+    EXPECT_FALSE(fs::exists(tmp.path() / "pkg"));
+  }
+}
+
+TEST(Package, ThreadsAreRefusedForDeviceTargets) {
+  TempDir tmp;
+  std::string model = write_test_model(tmp.path());
+  CompileOptions o = options_for(model, tmp.path() / "pkg");
+  o.target = "opencl";
+  o.threads = 2;
+  auto r = compile_model(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.status().message().find("--threads 2 is for CPU targets"), std::string::npos)
+      << r.status().message();
+  EXPECT_FALSE(fs::exists(tmp.path() / "pkg"));
+}
+
+TEST(Package, ThreadedPackagesCarryThePoolAndOthersDoNot) {
+  TempDir tmp;
+  std::string model = write_test_model(tmp.path());
+  CompileOptions o = options_for(model, tmp.path() / "one");
+  ASSERT_TRUE(compile_model(o).has_value());
+  EXPECT_EQ(read_file(tmp.path() / "one" / "include" / "tiny_model.h").find("aotc_threads.h"), std::string::npos);
+  EXPECT_EQ(read_file(tmp.path() / "one" / "CMakeLists.txt").find("aotc_threads"), std::string::npos);
+  o = options_for(model, tmp.path() / "two");
+  o.threads = 2;
+  ASSERT_TRUE(compile_model(o).has_value());
+  EXPECT_NE(read_file(tmp.path() / "two" / "include" / "tiny_model.h").find("aotc_thread_pool pool"), std::string::npos);
+  EXPECT_NE(read_file(tmp.path() / "two" / "CMakeLists.txt").find("AOTC_RUNTIME_WITH_THREADS ON"), std::string::npos);
 }
 
 // A target that accepts no Relu, to check that refusals name every node and op type at once.
@@ -197,7 +239,9 @@ class NoReluTarget final : public Target {
   Status supports(const Node& n) const override {
     return n.op() == "Relu" ? unsupported("Relu is not accepted") : Status::ok();
   }
-  Expected<EmittedModule> emit(const ModuleSpec& spec) const override { return codegen::emit_cpp_module(spec); }
+  Expected<EmittedModule> emit(const ModuleSpec& spec) const override {
+    return codegen::emit_cpp_module(spec, facts_);
+  }
 
  private:
   TargetFacts facts_;

@@ -308,12 +308,12 @@ TEST(Pipeline, PrintIrAfterNamesPassStepAndStatistics) {
   options.ir_out = &out;
   ASSERT_TRUE(run_pipeline(**g, options).is_ok());
   std::string text = out.str();
-  EXPECT_NE(text.find("// ----- IR after fold-constants (step 2 of 8): 1 nodes folded, 144 B of "
+  EXPECT_NE(text.find("// ----- IR after fold-constants (step 2 of 10): 1 nodes folded, 144 B of "
                       "constants created -----\n"
                       "graph @m("),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("// ----- IR after remove-dead-code (step 4 of 8): 4 constants removed"),
+  EXPECT_NE(text.find("// ----- IR after remove-dead-code (step 4 of 10): 4 constants removed"),
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("IR after fold-shapes"), std::string::npos) << text;
@@ -328,9 +328,8 @@ TEST(Pipeline, UnknownPrintIrAfterNameListsTheValidOnes) {
   EXPECT_EQ(
       s.message(),
       "unknown pass 'fold-everything' in --print-ir-after; valid names: all, fold-shapes, "
-      "fold-constants, "
-      "fold-batchnorm-into-conv, remove-dead-code, fuse-softmax, fuse-layer-norm, fuse-epilogues, "
-      "fuse-elementwise");
+      "fold-constants, fold-batchnorm-into-conv, remove-dead-code, fuse-softmax, fuse-layer-norm, "
+      "fuse-rms-norm, fuse-gelu, fuse-epilogues, fuse-elementwise");
 }
 
 TEST(Pipeline, UnknownPassNameListsTheValidOnes) {

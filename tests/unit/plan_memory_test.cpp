@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "codegen/compiler.h"
 #include "graph/graph.h"
 #include "graph/ir_text.h"
 
@@ -318,6 +319,46 @@ TEST(PlanMemory, SizesBeyond64BitsAreRefused) {
   ASSERT_FALSE(refused.has_value());
   EXPECT_EQ(refused.status().kind(), ErrorKind::kResourceLimit);
   EXPECT_NE(refused.status().message().find("too large to address"), std::string::npos);
+}
+
+TEST(PlanMemory, ArenaLimitErrorNamesThePeakItsBuffersAndTheExcess) {
+  // Ten Neg results all read by the Sum: 10 x 64 bytes live from the last Neg (step 10 of 12,
+  // the first step at the peak) through the Sum, which writes its result over t0.
+  std::string body;
+  std::vector<std::string> names;
+  for (int i = 0; i < 10; ++i) {
+    body += fmt::format("  %t{} = Neg(%x) : f32[16]\n", i);
+    names.push_back(fmt::format("%t{}", i));
+  }
+  auto g = parse_ok(fmt::format(R"(graph @g(%x: f32[16]) -> (%y: f32[16]) {{
+{}  %s = Sum({}) : f32[16]
+  %y = Neg(%s) : f32[16]
+  return %y
+}})",
+                                body, fmt::join(names, ", ")));
+  ASSERT_NE(g, nullptr);
+  auto plan = plan_arena(*g, kAlign);
+  ASSERT_TRUE(plan.has_value()) << plan.status().message();
+  ASSERT_EQ(plan->lower_bound_bytes, 640);
+  ASSERT_EQ(plan->arena_bytes, 640);
+
+  Status s = arena_limit_error(*plan, 500);
+  EXPECT_EQ(s.kind(), ErrorKind::kResourceLimit);
+  EXPECT_EQ(s.message(),
+            "the arena needs 640 bytes, 140 more than --arena-limit 500; no placement can fit: "
+            "640 bytes are live at once at the peak, 140 more than the limit. The peak is at "
+            "step 10 of 12, node 't9' (Neg), where 10 buffers are live: 't0 > s' 64 B, 't1' 64 "
+            "B, 't2' 64 B, 't3' 64 B, 't4' 64 B, 't5' 64 B, 't6' 64 B, 't7' 64 B and 2 more");
+
+  // A placement above the lower bound (as a weaker planner would leave it): the limit between
+  // the two is met by the live bytes but not by the layout, and the message says which.
+  ArenaPlan loose = *plan;
+  loose.arena_bytes = 768;
+  EXPECT_EQ(arena_limit_error(loose, 700).message(),
+            "the arena needs 768 bytes, 68 more than --arena-limit 700; the bytes live at once "
+            "(640) would fit, but the best placement found needs 768. The peak is at step 10 of "
+            "12, node 't9' (Neg), where 10 buffers are live: 't0 > s' 64 B, 't1' 64 B, 't2' 64 B, "
+            "'t3' 64 B, 't4' 64 B, 't5' 64 B, 't6' 64 B, 't7' 64 B and 2 more");
 }
 
 TEST(PlanMemory, PlacementBeatsGreedyBySizeWhereItIsWeak) {

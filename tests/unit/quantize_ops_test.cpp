@@ -63,6 +63,40 @@ TEST(QuantizeLinear, RoundsHalfToEvenSaturatesAndMapsNanToTheZeroPoint) {
   EXPECT_EQ(eval_ints(*u), (std::vector<int64_t>{252, 255, 0, 250}));
 }
 
+TEST(QuantizeLinear, SubByteIntegersSaturateToTheirRanges) {
+  TensorData x = floats({-9, -2.5f, 0.5f, 1.5f, 7, 20});
+  Expected<OneNode> i4 =
+      build_node("QuantizeLinear", {x, floats({1}, {}), ints(DType::kInt4, {0}, {})});
+  ASSERT_TRUE(i4.has_value()) << i4.status().message();
+  EXPECT_EQ(eval_ints(*i4), (std::vector<int64_t>{-8, -2, 0, 2, 7, 7}));
+  Expected<OneNode> u2 =
+      build_node("QuantizeLinear", {x, floats({2}, {}), ints(DType::kUInt2, {1}, {})});
+  ASSERT_TRUE(u2.has_value()) << u2.status().message();
+  // x / 2 = -4.5 -1.25 0.25 0.75 3.5 10, rounded half to even, plus 1, clamped to [0, 3].
+  EXPECT_EQ(eval_ints(*u2), (std::vector<int64_t>{0, 0, 1, 2, 3, 3}));
+}
+
+TEST(QuantizeLinear, Float8RoundsToTheFormatAndSaturatesUnlessToldNot) {
+  // e4m3fn: largest finite 448; between 256 and 448 the spacing is 32. 300 / 1 rounds to 288.
+  TensorData x = floats({300, 1000, -1000, 0.5f});
+  Expected<OneNode> sat = build_node("QuantizeLinear", {x, floats({1}, {})},
+                                     attrs({{"output_dtype", std::string("f8e4m3fn")}}));
+  ASSERT_TRUE(sat.has_value()) << sat.status().message();
+  EXPECT_EQ(eval_doubles(*sat), (std::vector<double>{288, 448, -448, 0.5}));
+  Expected<OneNode> nosat =
+      build_node("QuantizeLinear", {x, floats({1}, {})},
+                 attrs({{"output_dtype", std::string("f8e4m3fn")}, {"saturate", int64_t{0}}}));
+  ASSERT_TRUE(nosat.has_value()) << nosat.status().message();
+  std::vector<double> got = eval_doubles(*nosat);
+  EXPECT_TRUE(std::isnan(got[1]) && std::isnan(got[2]));  // e4m3fn has no infinity
+  // A float8 zero point must be zero.
+  Expected<OneNode> zp =
+      build_node("QuantizeLinear", {x, floats({1}, {}), floats({1}, {}).cast(DType::kFloat8E5M2)});
+  ASSERT_FALSE(zp.has_value());
+  EXPECT_NE(zp.status().message().find("y_zero_point must be zero for f8e5m2"), std::string::npos)
+      << zp.status().message();
+}
+
 TEST(QuantizeLinear, DividesInTheScalesPrecision) {
   // In float 4.9405732f / 0.20165604f is exactly 24.5, which rounds to the even 24; in double
   // the quotient is 24.50000074 and would round to 25.
@@ -117,6 +151,9 @@ TEST(QuantizeLinear, Errors) {
   EXPECT_NE(message(build_node("QuantizeLinear", {x, floats({1, 2, 3}), ints(DType::kUInt8, {0})}))
                 .find("y_zero_point u8[1] must have the shape of y_scale f32[3]"),
             std::string::npos);
+  // A scalar scale with a one-element zero point is per-tensor (ONNX's float8 tests write it so).
+  EXPECT_EQ(message(build_node("QuantizeLinear", {x, floats({1}, {}), ints(DType::kUInt8, {0})})),
+            "accepted");
 }
 
 // --- DequantizeLinear ------------------------------------------------------------------------
@@ -183,12 +220,8 @@ TEST(QuantizeConverters, OnnxDtypeNumbersAndOpset10Scalars) {
 
   Expected<std::vector<Value*>> fp8 =
       convert(g, "QuantizeLinear", 21, {x, scalar}, attrs({{"output_dtype", int64_t{17}}}));
-  ASSERT_FALSE(fp8.has_value());
-  EXPECT_EQ(fp8.status().kind(), ErrorKind::kUnsupported);
-  // float8 is an IR dtype, but Q/DQ kernels cover integers only: refused by node, naming it.
-  EXPECT_NE(fp8.status().message().find("quantizing to f8e4m3fn is not supported"),
-            std::string::npos)
-      << fp8.status().message();
+  ASSERT_TRUE(fp8.has_value()) << fp8.status().message();
+  EXPECT_EQ((*fp8)[0]->dtype(), DType::kFloat8E4M3FN);  // ONNX 17 = FLOAT8E4M3FN
 
   Value* q8 = g.add_input("q", {DType::kUInt8, make_shape({2, 3})});
   Expected<std::vector<Value*>> dq =
@@ -255,6 +288,40 @@ TEST(QuantizeKernels, MatchReference) {
                               {ints(DType::kInt32, {-2000000000, 5, 6, 2000000000}, {1, 4}),
                                floats({0.5f, 3}, {1, 2})},
                               attrs({{"axis", int64_t{1}}, {"block_size", int64_t{2}}}), 1, {0})});
+  cases.push_back(
+      {"i4 per-axis",
+       build_node("QuantizeLinear", {wave({2, 6}, 20), floats({1, 3}), ints(DType::kInt4, {-1, 2})},
+                  attrs({{"axis", int64_t{0}}}), 1, {0})});
+  cases.push_back(
+      {"u2 per-tensor",
+       build_node("QuantizeLinear", {wave({7}, 4), floats({1}, {}), ints(DType::kUInt2, {1}, {})},
+                  {}, 1, {0})});
+  cases.push_back({"f8e4m3fn saturating",
+                   build_node("QuantizeLinear", {wave({9}, 900), floats({0.7f}, {})},
+                              attrs({{"output_dtype", std::string("f8e4m3fn")}}), 1, {0})});
+  cases.push_back(
+      {"f8e5m2 not saturating",
+       build_node("QuantizeLinear", {wave({9}, 90000), floats({0.5f}, {})},
+                  attrs({{"output_dtype", std::string("f8e5m2")}, {"saturate", int64_t{0}}}), 1,
+                  {0})});
+  cases.push_back({"f4e2m1 with zero point", build_node("QuantizeLinear",
+                                                        {wave({8}, 10), floats({1.5f}, {}),
+                                                         floats({1}, {}).cast(DType::kFloat4E2M1)},
+                                                        {}, 1, {0})});
+  cases.push_back({"dequantize i4 with zero point",
+                   build_node("DequantizeLinear",
+                              {ints(DType::kInt4, {-8, -1, 0, 7}), floats({0.5f}, {}),
+                               ints(DType::kInt4, {-2}, {})},
+                              {}, 1, {0})});
+  cases.push_back({"dequantize f8e4m3fnuz -> f16",
+                   build_node("DequantizeLinear",
+                              {wave({6}, 200).cast(DType::kFloat8E4M3FNUZ), floats({0.25f}, {})},
+                              attrs({{"output_dtype", std::string("f16")}}), 1, {0})});
+  cases.push_back({"dequantize f4e2m1 with zero point",
+                   build_node("DequantizeLinear",
+                              {wave({6}, 5).cast(DType::kFloat4E2M1), floats({2}, {}),
+                               floats({-1}, {}).cast(DType::kFloat4E2M1)},
+                              {}, 1, {0})});
   for (Case& c : cases) {
     SCOPED_TRACE(c.name);
     ASSERT_TRUE(c.node.has_value()) << c.node.status().message();

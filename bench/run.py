@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Times aotc packages against onnxruntime on the benchmark models, in the same run.
+
+One command (from the repository root, after building aotc):
+
+    python3 bench/run.py                       # all models, 1 and 2 threads, target host
+    python3 bench/run.py --models resnet50 --threads 1 --rounds 5
+
+For each model of models/ at its benchmark size it
+  1. builds the ONNX model with its builder (cached in --work; same seed, same bytes);
+  2. compiles it with `aotc compile --target T --threads N` for each thread count and builds all
+     packages in one CMake super-project (Release);
+  3. measures, in rounds that alternate between the two, the aotc runner (`--bench RUNS`, the
+     median of RUNS timed runs after one untimed run) and an onnxruntime session on the same
+     inputs (all graph optimisations, intra-op threads N, the median of RUNS runs after one
+     warm-up);
+  4. prints a Markdown table: the median over rounds of each, their ratio (below 1: aotc is
+     faster) and the percent of this machine's fp32 FMA peak each reaches (GFLOP counted from the
+     model's Conv, MatMul and Gemm nodes; the peak measured by bench/fma_peak.cpp at the same
+     thread count).
+The machine is shared, so every figure is a median, and the peak is the best of short runs.
+Speed is reported here, never asserted.
+"""
+import argparse
+import dataclasses
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import shape_inference
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "models"))
+import bert  # noqa: E402
+import llama  # noqa: E402
+import mlp  # noqa: E402
+import mobilenet_v2  # noqa: E402
+import resnet50  # noqa: E402
+from builder import save, write_inputs  # noqa: E402
+
+# name -> (builder module, overrides of its 'full' configuration, what the row measures)
+MODELS = {
+    "resnet50": (resnet50, {}, "ResNet-50, 224x224, batch 1"),
+    "mobilenet_v2": (mobilenet_v2, {}, "MobileNetV2 1.0, 224x224, batch 1"),
+    "bert": (bert, {}, "BERT-base encoder, sequence 128, batch 1"),
+    "llama": (llama, dict(layers=1), "Llama decoder block (TinyLlama width), one decoding step"),
+    "mlp": (mlp, {}, "MLP 784-1024x3-10, batch 64"),
+}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def model_gflop(path, inputs):
+    """GFLOP of one run: 2 x multiply-adds of every Conv, MatMul and Gemm. Shapes come from ONNX
+    shape inference, and where it cannot tell (shapes computed at run time) from one onnxruntime
+    run that returns those operands too."""
+    model = onnx.load(str(path))
+    m = shape_inference.infer_shapes(model)
+    shapes = {}
+    for vi in list(m.graph.input) + list(m.graph.value_info) + list(m.graph.output):
+        dims = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        if dims and all(d > 0 for d in dims):
+            shapes[vi.name] = dims
+    for init in m.graph.initializer:
+        shapes[init.name] = list(init.dims)
+    for name, value in inputs.items():
+        shapes[name] = list(value.shape)
+    heavy = [n for n in m.graph.node if n.op_type in ("Conv", "MatMul", "Gemm")]
+    missing = sorted({v for n in heavy for v in (n.input[0], n.input[1], n.output[0]) if v not in shapes})
+    if missing:
+        import onnxruntime as ort
+        probe = onnx.ModelProto.FromString(model.SerializeToString())
+        known = {o.name for o in probe.graph.output}
+        for name in missing:
+            if name not in known:
+                probe.graph.output.append(onnx.ValueInfoProto(name=name))
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        sess = ort.InferenceSession(probe.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        names = [o.name for o in sess.get_outputs()]
+        for name, value in zip(names, sess.run(names, inputs)):
+            shapes.setdefault(name, list(value.shape))
+    macs = 0
+    for n in heavy:
+        a, w, y = shapes[n.input[0]], shapes[n.input[1]], shapes[n.output[0]]
+        if n.op_type == "Conv":
+            macs += int(np.prod(y)) * int(np.prod(w[1:]))
+        else:
+            trans_a = any(at.name == "transA" and at.i for at in n.attribute)
+            k = a[-2] if trans_a and n.op_type == "Gemm" else a[-1]
+            macs += int(np.prod(y)) * k
+    return 2.0 * macs / 1e9
+
+
+def measure_peak(work, threads):
+    exe = work / "fma_peak"
+    subprocess.run(["g++", "-O2", "-march=native", "-pthread", str(ROOT / "bench" / "fma_peak.cpp"),
+                    "-o", str(exe)], check=True)
+    peak = {}
+    out = subprocess.run([str(exe), str(max(threads)), "5"], check=True, capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        isa, t, gflops = line.split()
+        peak[int(t)] = max(peak.get(int(t), 0.0), float(gflops))
+    # Thread counts between 1 and the largest measured: scale the one-thread peak.
+    for t in threads:
+        peak.setdefault(t, peak[1] * t)
+    return peak, out.strip().replace("\n", "; ")
+
+
+def aotc_supports_threads(aotc):
+    help_text = subprocess.run([str(aotc), "compile", "--help"], capture_output=True, text=True).stdout
+    return "--threads" in help_text
+
+
+def build_models(names, work, rebuild):
+    built = {}
+    for k, name in enumerate(names):
+        module, overrides, _ = MODELS[name]
+        cfg = dataclasses.replace(module.CONFIGS["full"], **overrides)
+        path = work / "models" / f"{name}.onnx"
+        inputs = module.sample_inputs(cfg, np.random.default_rng(200 + k))
+        if rebuild or not path.exists():
+            t0 = time.time()
+            model = module.build(cfg)
+            save(model, path)
+            log(f"bench: built {name} ({time.time() - t0:.0f} s)")
+        model = onnx.load(str(path), load_external_data=False)
+        files = write_inputs(model, inputs, work / "inputs" / name)
+        built[name] = (path, inputs, files, model_gflop(path, inputs))
+    return built
+
+
+def compile_packages(aotc, target, built, threads, work, with_threads):
+    pkgs = work / "pkgs"
+    if pkgs.exists():
+        shutil.rmtree(pkgs)
+    pkgs.mkdir(parents=True)
+    names = []
+    for name, (path, _, _, _) in built.items():
+        for t in threads:
+            pkg = f"{name}_t{t}"
+            cmd = [str(aotc), "compile", str(path), "--target", target, "-o", str(pkgs / pkg),
+                   "--name", pkg]
+            if with_threads:
+                cmd += ["--threads", str(t)]
+            t0 = time.time()
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode != 0:
+                sys.exit(f"bench: aotc compile of {name} failed: {p.stderr.strip()}")
+            log(f"bench: compiled {pkg} ({time.time() - t0:.0f} s)")
+            names.append(pkg)
+    (work / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(aotc_bench C CXX)\n" +
+        "".join(f"add_subdirectory(pkgs/{n} {n})\n" for n in names))
+    subprocess.run(["cmake", "-S", str(work), "-B", str(work / "build"), "-G", "Ninja",
+                    "-DCMAKE_BUILD_TYPE=Release"], check=True, capture_output=True)
+    t0 = time.time()
+    b = subprocess.run(["ninja", "-C", str(work / "build"), "-j2"], capture_output=True, text=True)
+    if b.returncode != 0:
+        (work / "build.log").write_text(b.stdout + b.stderr)
+        sys.exit(f"bench: packages did not build; see {work / 'build.log'}")
+    log(f"bench: packages built ({time.time() - t0:.0f} s)")
+
+
+def time_aotc(work, pkg, files, runs):
+    runner = work / "build" / pkg / f"{pkg}_run"
+    cmd = [str(runner)] + [a for f in files for a in ("--input", str(f))]
+    cmd += ["--output-dir", str(work / "out" / pkg), "--bench", str(runs)]
+    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    m = re.search(r"median ([0-9.]+) ms", p.stdout)
+    if not m:
+        sys.exit(f"bench: unexpected runner output: {p.stdout}")
+    return float(m.group(1))
+
+
+def ort_session(path, threads):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
+def time_ort(sess, inputs, runs):
+    sess.run(None, inputs)  # warm-up
+    ms = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        sess.run(None, inputs)
+        ms.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(ms)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--aotc", default=str(ROOT / "build" / "aotc"))
+    ap.add_argument("--target", default="host")
+    ap.add_argument("--work", default=str(ROOT / "build" / "bench"))
+    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ", ".join(MODELS))
+    ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating aotc/ORT rounds per row")
+    ap.add_argument("--seconds", type=float, default=1.0, help="target time of one measurement")
+    ap.add_argument("--rebuild-models", action="store_true")
+    args = ap.parse_args()
+
+    names = [m for m in args.models.split(",") if m]
+    unknown = [m for m in names if m not in MODELS]
+    if unknown:
+        ap.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
+    threads = [int(t) for t in args.threads.split(",") if t]
+    aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+
+    import onnxruntime as ort
+    peak, peak_text = measure_peak(work, threads)
+    log(f"bench: fp32 FMA peak (GFLOP/s, isa threads value): {peak_text}")
+    built = build_models(names, work, args.rebuild_models)
+    with_threads = aotc_supports_threads(aotc)
+    compile_packages(aotc, args.target, built, threads, work, with_threads)
+
+    rows = []
+    for name, (path, inputs, files, gflop) in built.items():
+        for t in threads:
+            pkg = f"{name}_t{t}"
+            sess = ort_session(path, t)
+            # Size each measurement to about --seconds, from one run of each.
+            probe = max(time_aotc(work, pkg, files, 1), time_ort(sess, inputs, 1))
+            runs = int(min(200, max(3, args.seconds * 1e3 / max(probe, 1e-3))))
+            a_ms, o_ms = [], []
+            for r in range(args.rounds):
+                # Alternate which goes first, so drift in the machine's load hits both alike.
+                if r % 2 == 0:
+                    a_ms.append(time_aotc(work, pkg, files, runs))
+                    o_ms.append(time_ort(sess, inputs, runs))
+                else:
+                    o_ms.append(time_ort(sess, inputs, runs))
+                    a_ms.append(time_aotc(work, pkg, files, runs))
+            a, o = statistics.median(a_ms), statistics.median(o_ms)
+            log(f"bench: {pkg}: aotc {a:.2f} ms {a_ms}, ORT {o:.2f} ms {o_ms}")
+            rows.append((name, t, gflop, a, o))
+            del sess
+
+    print(f"aotc target `{args.target}`{'' if with_threads else ' (no --threads support: packages are single-threaded)'}, "
+          f"onnxruntime {ort.__version__}; medians of {args.rounds} alternating rounds; "
+          f"peak fp32 FMA GFLOP/s: " + ", ".join(f"{peak[t]:.0f} at {t} thread{'s' if t > 1 else ''}" for t in threads))
+    print()
+    print("| model | GFLOP | threads | aotc ms | ORT ms | aotc/ORT | aotc % of peak | ORT % of peak |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, t, gflop, a, o in rows:
+        pa = 100 * gflop / (a / 1e3) / peak[t]
+        po = 100 * gflop / (o / 1e3) / peak[t]
+        print(f"| {name} | {gflop:.2f} | {t} | {a:.2f} | {o:.2f} | {a / o:.2f} | {pa:.0f}% | {po:.0f}% |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

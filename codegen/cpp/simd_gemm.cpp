@@ -1,0 +1,83 @@
+#include "codegen/cpp/simd_gemm.h"
+
+#include <algorithm>
+
+namespace aotc::codegen {
+
+SimdTile simd_tile(const TargetFacts& facts) {
+  // Two vectors of columns; rows so that MR x 2 accumulators, two B vectors and one broadcast
+  // A value fit the registers (32 zmm: 12 x 2 = 24 accumulators; 16 ymm: 6 x 2 = 12).
+  const int64_t lanes = facts.vector_bits / 32;
+  return {facts.vector_registers >= 32 ? 12 : 6, 2 * lanes};
+}
+
+int64_t panel_group(const TargetFacts& facts, int64_t k) {
+  const int64_t panel_bytes = k * simd_tile(facts).nr * 4;
+  const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
+  return std::max<int64_t>(1, l2 / 2 / std::max<int64_t>(panel_bytes, 1));
+}
+
+GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch) {
+  GemmSplit s;
+  constexpr int64_t kMinWorkPerThread = 64 * 1024;  // multiply-adds
+  const int64_t work = m * n * k * batch;
+  s.parts = static_cast<int>(std::clamp<int64_t>(work / kMinWorkPerThread, 1, ctx.threads));
+  const SimdTile tile = simd_tile(*ctx.facts);
+  const int64_t panels = (n + tile.nr - 1) / tile.nr, rows = (m + tile.mr - 1) / tile.mr;
+  // Panels split evenly unless there are too few of them: then rows (each part packs all of B).
+  s.by_panels = panels >= 2 * s.parts || panels >= rows;
+  return s;
+}
+
+void emit_simd_asserts(CodeWriter& w, const SimdTile& tile) {
+  w.line("static_assert(aotc_simd::kTileRows == {} && aotc_simd::kTileCols == {},", tile.mr,
+         tile.nr);
+  w.line(
+      "              \"aotc_simd.h is compiled for another instruction set than this kernel\");");
+}
+
+Status emit_store_policy(CppKernel& k, const std::string& y, const std::string& ld,
+                         const std::vector<AxisRange>& coords, const std::string& out_index,
+                         const std::string& bias) {
+  CodeWriter& w = k.w;
+  if (!k.epilogue && bias.empty()) {
+    w.line("aotc_simd::DirectStore<{}> store{{{}}};", ld, y);
+    return Status::ok();
+  }
+  w.open(
+      "auto store = aotc_simd::epilogue_store([&](const float* tile, int64_t tile_ld, int64_t i0, "
+      "int64_t j0, int rows, int cols)");
+  w.open("for (int r = 0; r < rows; ++r)");
+  w.line("const int64_t i = i0 + r;");
+  w.open("for (int c = 0; c < cols; ++c)");
+  w.line("const int64_t j = j0 + c;");
+  const std::string value =
+      bias.empty() ? "tile[r * tile_ld + c]" : "tile[r * tile_ld + c] + " + bias;
+  if (k.epilogue) {
+    AOTC_RETURN_IF_ERROR(k.epilogue->emit_store(w, value, coords, y, out_index));
+  } else {
+    w.line("{}[{}] = {};", y, out_index, value);
+  }
+  w.close();
+  w.close();
+  w.close(");");
+  return Status::ok();
+}
+
+void emit_parallel_begin(CppKernel& k, const GemmSplit& split) {
+  k.w.line("constexpr int kParts = {};  // threads sharing the work, each a static slice",
+           split.parts);
+  k.w.open("auto part_fn = [&](int part)");
+  if (split.parts > 1) k.w.line("if (part >= kParts) return;");
+}
+
+void emit_parallel_end(CppKernel& k, const GemmSplit& split) {
+  k.w.close(";");
+  if (split.parts > 1) {
+    k.w.line("aotc_parallel({}, part_fn);", k.parallel());
+  } else {
+    k.w.line("part_fn(0);");
+  }
+}
+
+}  // namespace aotc::codegen

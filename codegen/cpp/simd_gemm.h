@@ -1,0 +1,51 @@
+#pragma once
+/// What the SIMD MatMul and Conv kernels of the C++ emitter share: the register tile the target's
+/// vector registers allow, the L2-sized grouping of B panels, the split of the work among threads,
+/// and the Store policy (plain stores or a fused epilogue) written around aotc_simd.h's GEMM
+/// (codegen/templates/cpp/aotc_simd.h).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/cpp/cpp_kernel.h"
+#include "codegen/cpp/epilogue.h"
+
+namespace aotc::codegen {
+
+/// The register tile of aotc_simd.h on a target: MR rows by NR columns (two vectors).
+struct SimdTile {
+  int64_t mr = 0;
+  int64_t nr = 0;
+};
+SimdTile simd_tile(const TargetFacts& facts);
+
+/// B panels per group, so that one group (K x NR floats each) fills about half of L2.
+int64_t panel_group(const TargetFacts& facts, int64_t k);
+
+/// How a product's tiles are divided among `parts` threads: by B panels or by row tiles.
+struct GemmSplit {
+  int parts = 1;
+  bool by_panels = true;
+};
+/// At most ctx.threads parts, and one part per 64 Ki multiply-adds at least, so that small
+/// products stay on one thread (the threshold MLAS uses).
+GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch);
+
+/// Writes the checks that the package was compiled for the instruction set the kernel was written
+/// for (the tile shape is baked into packed weights).
+void emit_simd_asserts(CodeWriter& w, const SimdTile& tile);
+
+/// Declares `store`, the Store policy writing result element (i, j) of the current matrix to
+/// `y` with row stride `ld`: a DirectStore, or, with an epilogue or a per-row `bias` (a C
+/// expression of row i, "" for none), an EpilogueStore that locates element (i, j) of the
+/// result by `coords` (in terms of "i" and "j") and stores it at `out_index`.
+Status emit_store_policy(CppKernel& k, const std::string& y, const std::string& ld,
+                         const std::vector<AxisRange>& coords, const std::string& out_index,
+                         const std::string& bias = "");
+
+/// Opens the body run by each thread: `part_fn` is a lambda taking the part number; runs it
+/// on the pool, or inline for one part. Close it with emit_parallel_end.
+void emit_parallel_begin(CppKernel& k, const GemmSplit& split);
+void emit_parallel_end(CppKernel& k, const GemmSplit& split);
+
+}  // namespace aotc::codegen

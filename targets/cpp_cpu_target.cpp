@@ -1,0 +1,70 @@
+#include "targets/cpp_cpu_target.h"
+
+#include <algorithm>
+
+#include "codegen/cpp/cpp_emitter.h"
+#include "codegen/cpp/cpp_kernel.h"
+#include "codegen/cpp/weight_packing.h"
+
+namespace aotc {
+
+std::vector<DType> all_cpu_dtypes() {
+  // The storage-only ones (float8, float4, 4/2-bit integers) are held one element per byte and
+  // only kernels that convert or copy them accept them (supports()).
+  std::vector<DType> out;
+  for (int i = 0; i < kNumDTypes; ++i) out.push_back(static_cast<DType>(i));
+  return out;
+}
+
+bool CppCpuTarget::has_kernel(const std::string& op) const {
+  return codegen::CppKernelRegistry::instance().find(op) != nullptr;
+}
+
+Status CppCpuTarget::supports(const Node& node) const {
+  if (!has_kernel(node.op())) {
+    return unsupported("no C++ kernel for op '{}'", node.op());
+  }
+  auto check = [&](const Value* v) -> Status {
+    if (v &&
+        std::find(facts_.dtypes.begin(), facts_.dtypes.end(), v->dtype()) == facts_.dtypes.end()) {
+      return unsupported("dtype {} of '{}' is not supported", dtype_name(v->dtype()), v->name());
+    }
+    return Status::ok();
+  };
+  for (const Value* v : node.inputs()) AOTC_RETURN_IF_ERROR(check(v));
+  for (const Value* v : node.outputs()) AOTC_RETURN_IF_ERROR(check(v));
+  if (!codegen::CppKernelRegistry::instance().handles_storage_only(node.op())) {
+    auto storage_only = [&](const Value* v) -> Status {
+      if (v && is_storage_only(v->dtype())) {
+        return unsupported(
+            "op '{}' does not compute on dtype {} (of '{}'): {} types are only converted (Cast, "
+            "CastLike) and moved (Identity, Reshape, Transpose, Concat, Slice, Split, Expand)",
+            node.op(), dtype_name(v->dtype()), v->name(),
+            is_float(v->dtype()) ? "float8 and float4" : "4- and 2-bit integer");
+      }
+      return Status::ok();
+    };
+    for (const Value* v : node.inputs()) AOTC_RETURN_IF_ERROR(storage_only(v));
+    for (const Value* v : node.outputs()) AOTC_RETURN_IF_ERROR(storage_only(v));
+  }
+  // A Fused kernel is compiled as the nodes of its body.
+  if (const Graph* body = node.attrs().get_graph("body")) {
+    for (const Node* n : body->nodes()) AOTC_RETURN_IF_ERROR(supports(*n));
+    AOTC_RETURN_IF_ERROR(codegen::check_fused_kernel(node));
+  }
+  return Status::ok();
+}
+
+Expected<int64_t> CppCpuTarget::scratch_bytes(const Node& node, int threads) const {
+  return codegen::cpp_kernel_scratch_bytes(node, codegen::KernelContext{&facts_, threads});
+}
+
+WeightImages CppCpuTarget::weight_images(const Graph& graph) const {
+  return codegen::pack_weights(graph, facts_);
+}
+
+Expected<EmittedModule> CppCpuTarget::emit(const ModuleSpec& spec) const {
+  return codegen::emit_cpp_module(spec, facts_);
+}
+
+}  // namespace aotc

@@ -1,0 +1,31 @@
+#pragma once
+/// A CPU target whose kernels the C++ emitter (codegen/cpp/) writes: what every x86-64 flavour
+/// shares. A target folder gives only its facts (vector width, registers, caches, the SIMD
+/// instruction set and compiler flags); the emitter reads them to choose its kernels.
+#include "targets/target.h"
+
+namespace aotc {
+
+class CppCpuTarget final : public Target {
+ public:
+  /// Host C++ kernels: the kernel language and execution model are those of the C++ emitter.
+  explicit CppCpuTarget(TargetFacts facts) : facts_(std::move(facts)) {
+    facts_.kernel_language = "C++17";
+    facts_.execution = ExecutionModel::kHost;
+  }
+
+  const TargetFacts& facts() const override { return facts_; }
+  bool has_kernel(const std::string& op) const override;
+  Status supports(const Node& node) const override;
+  Expected<int64_t> scratch_bytes(const Node& node, int threads) const override;
+  WeightImages weight_images(const Graph& graph) const override;
+  Expected<EmittedModule> emit(const ModuleSpec& spec) const override;
+
+ private:
+  TargetFacts facts_;
+};
+
+/// Every IR dtype: what the C++ kernels of all CPU targets read and write.
+std::vector<DType> all_cpu_dtypes();
+
+}  // namespace aotc

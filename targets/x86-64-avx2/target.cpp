@@ -1,0 +1,33 @@
+// The x86-64-avx2 target: x86-64-v3 CPUs (Haswell and later, Zen 1 and later). The C++ emitter
+// writes its heavy kernels (MatMul, Conv) with AVX2/FMA intrinsics over 8-float registers:
+// 6x16 register tiles (12 accumulators of the 16 ymm registers), weights packed at compile time
+// into 16-column panels. The package is built with -mavx2 -mfma; the rest is the portable C++ of
+// the x86-64 target, vectorised by the package's compiler for AVX2.
+#include "targets/cpp_cpu_target.h"
+
+namespace aotc {
+
+void register_x86_64_avx2_target(TargetRegistry& r) {
+  TargetFacts f;
+  f.name = "x86-64-avx2";
+  f.description =
+      "x86-64 CPU with AVX2 and FMA (x86-64-v3): intrinsics GEMM and convolution kernels";
+  f.emitter = "cpp";
+  f.vector_bits = 256;
+  f.vector_registers = 16;
+  f.simd = "avx2";
+  f.cxx_flags = {"-O3", "-mavx2", "-mfma", "-mf16c", "-mbmi2"};
+  f.alignment = 64;
+  // Zen 3 per core (the smallest of the common AVX2 server cores): 32 KiB L1d, 512 KiB L2.
+  f.l1_bytes = 32 * 1024;
+  f.l2_bytes = 512 * 1024;
+  f.l3_bytes = 32 * 1024 * 1024;
+  f.dtypes = all_cpu_dtypes();
+  f.accumulation =
+      "as x86-64, except that f32 sums of MatMul and Conv are accumulated in vector lanes (a "
+      "different summation order, same f32 precision) with fused multiply-adds";
+  f.flush_denormals = false;
+  r.add(std::make_unique<CppCpuTarget>(std::move(f)));
+}
+
+}  // namespace aotc

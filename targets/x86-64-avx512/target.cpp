@@ -1,0 +1,33 @@
+// The x86-64-avx512 target: CPUs with AVX-512F/VL/BW/DQ (x86-64-v4: Skylake-SP and later, Zen 4
+// and later). The C++ emitter writes its heavy kernels (MatMul, Conv) with AVX-512 intrinsics:
+// 14x32 register tiles (28 accumulators of the 32 zmm registers), weights packed at compile time
+// into 32-column panels, column tails with mask registers. The package is built with
+// -mavx512f -mavx512vl -mavx512bw -mavx512dq -mfma.
+#include "targets/cpp_cpu_target.h"
+
+namespace aotc {
+
+void register_x86_64_avx512_target(TargetRegistry& r) {
+  TargetFacts f;
+  f.name = "x86-64-avx512";
+  f.description = "x86-64 CPU with AVX-512 (x86-64-v4): intrinsics GEMM and convolution kernels";
+  f.emitter = "cpp";
+  f.vector_bits = 512;
+  f.vector_registers = 32;
+  f.simd = "avx512";
+  f.cxx_flags = {"-O3",        "-mavx2",     "-mfma",      "-mf16c", "-mavx512f",
+                 "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mbmi2"};
+  f.alignment = 64;
+  // Zen 4 per core: 32 KiB L1d, 1 MiB L2 (Skylake-SP and later Intel cores: 48 KiB / 1-2 MiB).
+  f.l1_bytes = 32 * 1024;
+  f.l2_bytes = 1024 * 1024;
+  f.l3_bytes = 32 * 1024 * 1024;
+  f.dtypes = all_cpu_dtypes();
+  f.accumulation =
+      "as x86-64, except that f32 sums of MatMul and Conv are accumulated in vector lanes (a "
+      "different summation order, same f32 precision) with fused multiply-adds";
+  f.flush_denormals = false;
+  r.add(std::make_unique<CppCpuTarget>(std::move(f)));
+}
+
+}  // namespace aotc
