@@ -93,6 +93,7 @@ const DeviceKernelRegistry& DeviceKernelRegistry::instance() {
     register_pool_device_kernels(r);
     register_reduce_device_kernels(r);
     register_norm_device_kernels(r);
+    register_index_device_kernels(r);
     return r;
   }();
   return registry;

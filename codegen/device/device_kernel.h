@@ -156,6 +156,7 @@ void register_conv_device_kernels(DeviceKernelRegistry& r);
 void register_pool_device_kernels(DeviceKernelRegistry& r);
 void register_reduce_device_kernels(DeviceKernelRegistry& r);
 void register_norm_device_kernels(DeviceKernelRegistry& r);
+void register_index_device_kernels(DeviceKernelRegistry& r);
 
 // Helpers for emitters.
 
