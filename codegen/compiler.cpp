@@ -210,7 +210,10 @@ Expected<CompileResult> compile_model(const CompileOptions& options) {
     return invalid_model("unknown target '{}' (known targets: {})", options.target,
                        TargetRegistry::instance().names());
   }
-  const Target& target = *TargetRegistry::instance().find(options.target);
+  return compile_model(options, *TargetRegistry::instance().find(options.target));
+}
+
+Expected<CompileResult> compile_model(const CompileOptions& options, const Target& target) {
   if (options.compress_weights && options.embed_weights) {
     return invalid_model("--compress-weights and --embed-weights exclude each other: embedded "
                          "weights are compiled into the program uncompressed");

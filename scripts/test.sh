@@ -44,13 +44,16 @@ python3 tests/conformance/run_node_tests.py --aotc build/aotc --target opencl \
 echo "== OpenCL on PoCL: device kernels against the reference, error paths"
 python3 tests/opencl/check_device_kernels.py --aotc build/aotc --work build/opencl_kernels || status=1
 python3 tests/opencl/check_device_errors.py --aotc build/aotc --work build/opencl_errors || status=1
+# The tensor-core GEMM of the CUDA targets, its fragments emulated in OpenCL C (no GPU here).
+python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/aotc_matrix_emulation \
+  --target opencl-matrix-emulation --filter '_b?f16' --work build/matrix_emulation || status=1
 
 echo "== light models against onnxruntime (opencl on PoCL)"
 python3 tests/models/run_light_models.py --aotc build/aotc --target opencl \
   --work build/light_models_opencl || status=1
 
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
-echo "== CUDA packages built with nvcc (cuda-sm90; not run): light models, device kernel cases"
+echo "== CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
@@ -59,6 +62,8 @@ if command -v nvcc >/dev/null; then
     --work build/light_models_cuda || status=1
   python3 tests/opencl/check_device_kernels.py --aotc build/aotc --target cuda-sm90 --build-only \
     --work build/cuda_kernels || status=1
+  python3 tests/opencl/check_device_kernels.py --aotc build/aotc --target cuda-sm80 --build-only \
+    --filter '^(matmul|gemv|conv)_b?f16' --work build/cuda80_kernels || status=1
 else
   echo "FAILED: nvcc not found (install the CUDA toolkit): the CUDA packages cannot be built"
   status=1

@@ -41,6 +41,13 @@ struct DeviceTiling {
   int gemm_tile_k = 16;
   int gemm_thread_m = 4;
   int gemm_thread_n = 4;
+  /// Matrix products on a matrix unit (KernelDialect::matrix_unit: f16 and bf16 on tensor
+  /// cores): a work-group computes the same gemm_tile_m x gemm_tile_n block, each of its lane
+  /// groups (warps) a matrix_warp_m x matrix_warp_n part of it in fragments, staging
+  /// matrix_tile_k-deep slices. Multiples of the unit's fragment shape.
+  int matrix_warp_m = 32;
+  int matrix_warp_n = 32;
+  int matrix_tile_k = 32;
 };
 
 /// Hardware facts and numeric behaviour of a target.

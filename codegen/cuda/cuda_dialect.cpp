@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "codegen/cuda/cuda_wmma.h"
+
 namespace aotc::codegen {
 namespace {
 
@@ -22,10 +24,13 @@ std::vector<std::string> CudaDialect::buffer_params(const std::string& name, DTy
 }
 
 std::string CudaDialect::prelude(const std::set<DType>& dtypes) const {
-  std::string out =
-      "#include <cuda_fp16.h>\n"
-      "#include <math_constants.h>\n\n"
-      "// The short names the device kernels use for unsigned types.\n"
+  std::string out = "#include <cuda_fp16.h>\n#include <math_constants.h>\n";
+  if (dtypes.count(DType::kFloat16) || dtypes.count(DType::kBFloat16))
+    out +=
+        "// Tensor-core fragments of f16 and bf16 matrix products.\n#include <cuda_bf16.h>\n"
+        "#include <mma.h>\n";
+  out +=
+      "\n// The short names the device kernels use for unsigned types.\n"
       "typedef unsigned int uint;\n"
       "typedef unsigned short ushort;\n"
       "typedef unsigned char uchar;\n\n";
@@ -53,9 +58,12 @@ std::string CudaDialect::group_id(int axis) const {
 }
 
 std::string CudaDialect::local_array(const std::string& type, const std::string& name,
-                                     int64_t count) const {
-  return fmt::format("__shared__ {} {}[{}];", type, name, count);
+                                     int64_t count, int64_t alignment) const {
+  if (alignment == 0) return fmt::format("__shared__ {} {}[{}];", type, name, count);
+  return fmt::format("__shared__ __align__({}) {} {}[{}];", alignment, type, name, count);
 }
+
+const MatrixUnit* CudaDialect::matrix_unit(DType operand) const { return cuda_wmma_unit(operand); }
 
 std::string CudaDialect::storage_type(DType t) const {
   if (is_storage_only(t)) return "unsigned char";  // one code per byte (docs/dtypes.md)

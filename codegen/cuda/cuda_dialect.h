@@ -5,6 +5,7 @@
 /// as a typed device pointer with the tensor's offset already added. f16 tensors are `__half`
 /// (cuda_fp16.h) converted to float with round-to-nearest-even stores, bf16 tensors are
 /// unsigned short bit patterns (the same rounding as every other target), bool is unsigned char.
+/// Matrix products of f16 and bf16 operands run on the tensor cores (cuda_wmma.h).
 #include "codegen/device/kernel_dialect.h"
 
 namespace aotc::codegen {
@@ -25,8 +26,9 @@ class CudaDialect final : public KernelDialect {
   std::string local_id(int axis) const override;
   std::string group_id(int axis) const override;
   std::string barrier() const override { return "__syncthreads();"; }
-  std::string local_array(const std::string& type, const std::string& name,
-                          int64_t count) const override;
+  std::string local_array(const std::string& type, const std::string& name, int64_t count,
+                          int64_t alignment = 0) const override;
+  const MatrixUnit* matrix_unit(DType operand) const override;
   std::string storage_type(DType t) const override;
   std::string compute_type(DType t) const override;
   std::string int64_type() const override { return "long long"; }

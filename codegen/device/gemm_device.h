@@ -9,7 +9,14 @@
 /// The operands are described by expressions rather than layouts: MatMul reads row-major
 /// matrices at batch offsets, a convolution reads its weights as A and gathers B from the image
 /// (im2col on the fly, zero in the padding), and both store through an epilogue when fused.
+///
+/// Where the dialect has a matrix unit for the operands' dtype (KernelDialect::matrix_unit:
+/// f16 and bf16 on CUDA's tensor cores), the block is multiplied on it instead: the slices are
+/// staged as the unit's operands, each lane group (warp) accumulates its part of the block in
+/// float fragments, the block goes through local memory as floats, and every work-item stores
+/// elements of it through the same store path (addend, epilogue, ragged edges).
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +34,24 @@ struct GemmTiles {
 /// Tiles for an m x n x k product on the target: the target's tiles, shrunk to fit a small m or
 /// n, with the other side widened so a work-group keeps enough work-items.
 GemmTiles choose_gemm_tiles(int64_t m, int64_t n, int64_t k, const TargetFacts& facts);
+
+struct MatrixTiles {
+  int64_t tile_m = 64, tile_n = 64, tile_k = 32;
+  int64_t warp_m = 32, warp_n = 32;  ///< The part of the block of each lane group.
+  int64_t lane_groups() const { return (tile_m / warp_m) * (tile_n / warp_n); }
+  /// Row strides of the local arrays: A slice (tile_m x tile_k operands), B slice (tile_k x
+  /// tile_n operands), the block of float sums (tile_m x tile_n); each padded past its width
+  /// so that the rows start in different banks.
+  int64_t a_stride = 0, b_stride = 0, c_stride = 0;
+  int64_t local_bytes = 0;  ///< Of all three arrays, alignment included.
+};
+
+/// Tiles for an m x n x k product on matrix unit `unit` of the target: its GEMM block and the
+/// matrix_* tiling, shrunk to fit a small operand (never below a fragment), the other side
+/// widened for thin products. nullopt when the target's tiling does not divide into the unit's
+/// fragments or does not fit in local memory; the product then runs on registers.
+std::optional<MatrixTiles> choose_matrix_tiles(int64_t m, int64_t n, int64_t k,
+                                               const TargetFacts& facts, const MatrixUnit& unit);
 
 struct GemmSpec {
   std::string what;  ///< Names the kernel ("matmul", "conv").
@@ -57,5 +82,9 @@ struct GemmSpec {
 
 /// Adds the kernel; stores through k.epilogue when there is one.
 Status emit_gemm_kernel(DeviceKernelContext& k, const GemmSpec& spec);
+
+/// The kernel of the matrix-unit variant, with tiles from choose_matrix_tiles.
+Status emit_matrix_gemm(DeviceKernelContext& k, const GemmSpec& spec, const MatrixUnit& unit,
+                        const MatrixTiles& tiles);
 
 }  // namespace aotc::codegen

@@ -3,13 +3,14 @@
 /// (codegen/device/) are written once against this interface, as TVM's CodeGenC is specialised
 /// by CodeGenOpenCL and CodeGenCUDA: everything that differs between the languages (qualifiers,
 /// thread indexing, local/shared memory, barriers, 64-bit and half types, how a buffer reaches a
-/// kernel) goes through a dialect; plain C expressions and statements are common to all of them.
-/// Each language's subclass lives with its emitter (codegen/<emitter>/).
+/// kernel, matrix units) goes through a dialect; plain C expressions and statements are common to
+/// all of them. Each language's subclass lives with its emitter (codegen/<emitter>/).
 #include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "codegen/device/matrix_unit.h"
 #include "graph/dtype.h"
 
 namespace aotc::codegen {
@@ -53,9 +54,17 @@ class KernelDialect {
   virtual std::string group_id(int axis) const = 0;
   /// Waits for every work-item of the group and makes local-memory writes visible.
   virtual std::string barrier() const = 0;
-  /// Declares a work-group-shared array of `count` elements of `type` (a statement).
-  virtual std::string local_array(const std::string& type, const std::string& name,
-                                  int64_t count) const = 0;
+  /// Declares a work-group-shared array of `count` elements of `type` (a statement), its start
+  /// aligned to `alignment` bytes when that is not 0.
+  virtual std::string local_array(const std::string& type, const std::string& name, int64_t count,
+                                  int64_t alignment = 0) const = 0;
+
+  // --- Matrix units ------------------------------------------------------------------------
+
+  /// The unit that multiplies operands of dtype `operand` with float accumulation (tensor
+  /// cores), or nullptr where the language has none for it: the default, and every dtype but
+  /// those a unit takes. Matrix products of such operands are then computed on it.
+  virtual const MatrixUnit* matrix_unit(DType operand) const;
 
   // --- Types and values --------------------------------------------------------------------
 

@@ -49,8 +49,10 @@ std::string OpenClDialect::group_id(int axis) const {
 std::string OpenClDialect::barrier() const { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
 
 std::string OpenClDialect::local_array(const std::string& type, const std::string& name,
-                                       int64_t count) const {
-  return fmt::format("__local {} {}[{}];", type, name, count);
+                                       int64_t count, int64_t alignment) const {
+  if (alignment == 0) return fmt::format("__local {} {}[{}];", type, name, count);
+  return fmt::format("__local {} {}[{}] __attribute__((aligned({})));", type, name, count,
+                     alignment);
 }
 
 std::string OpenClDialect::storage_type(DType t) const {

@@ -8,7 +8,7 @@
 
 namespace aotc::codegen {
 
-class OpenClDialect final : public KernelDialect {
+class OpenClDialect : public KernelDialect {
  public:
   std::string language() const override { return "OpenCL C 1.2"; }
   std::string source_extension() const override { return "cl"; }
@@ -23,8 +23,8 @@ class OpenClDialect final : public KernelDialect {
   std::string local_id(int axis) const override;
   std::string group_id(int axis) const override;
   std::string barrier() const override;
-  std::string local_array(const std::string& type, const std::string& name,
-                          int64_t count) const override;
+  std::string local_array(const std::string& type, const std::string& name, int64_t count,
+                          int64_t alignment = 0) const override;
   std::string storage_type(DType t) const override;
   std::string compute_type(DType t) const override;
   std::string int64_type() const override { return "long"; }

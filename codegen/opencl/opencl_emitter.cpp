@@ -13,8 +13,9 @@ const KernelDialect& opencl_dialect() {
   return dialect;
 }
 
-Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetFacts& facts) {
-  AOTC_ASSIGN_OR_RETURN(DeviceModule module, build_device_module(spec, opencl_dialect(), facts));
+Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetFacts& facts,
+                                           const KernelDialect& dialect) {
+  AOTC_ASSIGN_OR_RETURN(DeviceModule module, build_device_module(spec, dialect, facts));
   const std::string& name = spec.name;
   const std::string uname = upper_identifier(name);
   const Graph& g = spec.graph;

@@ -13,7 +13,9 @@ class KernelDialect;
 /// The dialect OpenCL targets write their kernels in.
 const KernelDialect& opencl_dialect();
 
-/// Renders the module of one package for a graph whose nodes the target accepted.
-Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetFacts& facts);
+/// Renders the module of one package for a graph whose nodes the target accepted, its kernels
+/// written in `dialect` (an OpenCL C dialect: opencl_dialect() or a test's variant of it).
+Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetFacts& facts,
+                                           const KernelDialect& dialect = opencl_dialect());
 
 }  // namespace aotc::codegen

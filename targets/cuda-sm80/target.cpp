@@ -36,12 +36,21 @@ class CudaSm80Target final : public Target {
     facts_.tiling.gemm_tile_k = 16;
     facts_.tiling.gemm_thread_m = 4;
     facts_.tiling.gemm_thread_n = 4;
+    // f16 and bf16 products on tensor cores: the same 64x64 block as four warps of 32x32, i.e.
+    // 2x2 16x16 wmma fragments each, so every A and B fragment read from shared memory feeds
+    // two multiplies and the accumulators take 32 registers a thread. 32-deep slices are two
+    // fragment steps between barriers; with the 64x64 float block they take 27 KiB of the 48.
+    facts_.tiling.matrix_warp_m = 32;
+    facts_.tiling.matrix_warp_n = 32;
+    facts_.tiling.matrix_tile_k = 32;
     facts_.peak_gflops_f32 = 19500;
     facts_.peak_memory_gbps = 1555;
     for (int t = 0; t < kNumDTypes; ++t) facts_.dtypes.push_back(static_cast<DType>(t));
     facts_.accumulation =
-        "f16 and bf16 are stored as such and computed in f32 (no TF32, no tensor cores); f32 in "
-        "f32 with fused multiply-add, GEMM and convolution sums in tile order; f64 in f64; "
+        "f16 and bf16 are stored as such and computed in f32, except that their MatMul and Conv "
+        "products run on tensor cores (exact products, f32 sums in the tensor cores' order); f32 "
+        "in f32 with fused multiply-add (no TF32), GEMM and convolution sums in tile order; f64 "
+        "in f64; "
         "IEEE-rounded division and square root (no --use_fast_math); round to nearest even";
     facts_.flush_denormals = false;
   }

@@ -9,13 +9,17 @@ with seeded random inputs; its package runs on the OpenCL device and `aotc eval`
 double-precision reference interpreter, which shares no code with the kernels) gives the
 expected outputs. All packages build in one CMake super-project.
 
-With --target cuda-sm90 --build-only the same packages are compiled with nvcc instead (no GPU).
+With --target cuda-sm90 --build-only the same packages are compiled with nvcc instead (no GPU);
+their f16 and bf16 MatMul and Conv kernels multiply on the tensor cores. That variant runs here
+with --compiler build/aotc_matrix_emulation --target opencl-matrix-emulation: the same kernels
+with the tensor cores emulated in OpenCL C (tests/opencl/matrix_unit_emulation.cpp).
 
 Usage: python3 tests/opencl/check_device_kernels.py [--aotc build/aotc] [--work DIR]
-           [--target opencl] [--build-only]
+           [--target opencl] [--compiler AOTC] [--filter REGEX] [--build-only]
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,6 +103,31 @@ def cases(rng):
     out.append(("conv_f64", model(
         "conv_f64", [node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
         [("x", F64, [1, 3, 8, 8])], [("y", F64)], [init(rng, "w", [4, 3, 3, 3], np.float64)]), 1e-12))
+    # f16 and bf16 products on matrix units (CUDA's tensor cores): M, N and K off the 16x16x16
+    # fragments and the 64x64x32 blocks, broadcast batches, a fused epilogue, a thin product,
+    # and convolutions whose B slices are gathered (padding, strides, groups) with a bias.
+    out.append(("matmul_f16_batched", model(
+        "matmul_f16_batched", [node("MatMul", ["a", "b"], ["y"])],
+        [("a", F16, [2, 1, 67, 45]), ("b", F16, [3, 45, 70])], [("y", F16)]), 2e-3))
+    out.append(("matmul_bf16_bias_gelu", model(
+        "matmul_bf16_bias_gelu",
+        [node("MatMul", ["a", "w"], ["m"]), node("Add", ["m", "b"], ["s"]),
+         node("Gelu", ["s"], ["y"])],
+        [("a", BF16, [3, 37, 100])], [("y", BF16)],
+        [init(rng, "w", [100, 83], NP[BF16], 0.2), init(rng, "b", [83], NP[BF16])], opset=20), 2e-2))
+    out.append(("gemv_f16", model(
+        "gemv_f16", [node("MatMul", ["a", "w"], ["y"])],
+        [("a", F16, [1, 129])], [("y", F16)], [init(rng, "w", [129, 300], np.float16, 0.2)]), 2e-3))
+    out.append(("conv_f16_bias_relu", model(
+        "conv_f16_bias_relu",
+        [node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]), node("Relu", ["c"], ["y"])],
+        [("x", F16, [2, 3, 17, 17])], [("y", F16)],
+        [init(rng, "w", [21, 3, 3, 3], np.float16), init(rng, "b", [21], np.float16)]), 2e-3))
+    out.append(("conv_bf16_groups", model(
+        "conv_bf16_groups",
+        [node("Conv", ["x", "w", "b"], ["y"], group=2, strides=[2, 1], pads=[0, 2, 1, 1])],
+        [("x", BF16, [1, 10, 11, 13])], [("y", BF16)],
+        [init(rng, "w", [34, 5, 3, 3], NP[BF16], 0.3), init(rng, "b", [34], NP[BF16])]), 2e-2))
     # bf16 is stored as its bits and computed in float, rounded to nearest even when stored.
     out.append(("softmax_bf16", model(
         "softmax_bf16", [node("Softmax", ["x"], ["y"], axis=-1)],
@@ -189,16 +218,22 @@ def main():
     ap.add_argument("--work", default="build/opencl_kernels")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--target", default="opencl")
+    ap.add_argument("--compiler", help="the aotc that compiles the packages (default: --aotc, "
+                    "which always computes the reference)")
+    ap.add_argument("--filter", help="only the cases whose name this regex finds")
     ap.add_argument("--build-only", action="store_true",
                     help="build the packages without running them (no device here)")
     args = ap.parse_args()
     aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
+    compiler = Path(args.compiler).resolve() if args.compiler else aotc
     if work.exists():
         shutil.rmtree(work)
     (work / "pkgs").mkdir(parents=True)
     rng = np.random.default_rng(7)
     failures, inputs, tolerance = {}, {}, {}
     all_cases = cases(rng)
+    if args.filter:
+        all_cases = [c for c in all_cases if re.search(args.filter, c[0])]
     for name, m, tol in all_cases:
         path = work / f"{name}.onnx"
         onnx.save(m, str(path))
@@ -214,7 +249,7 @@ def main():
         if ref.returncode != 0:
             failures[name] = "aotc eval failed: " + ref.stderr.strip()
             continue
-        p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
+        p = subprocess.run([str(compiler), "compile", str(path), "--target", args.target, "-o",
                             str(work / "pkgs" / name), "--name", name], capture_output=True, text=True)
         if p.returncode != 0:
             failures[name] = "compile failed: " + p.stderr.strip()
