@@ -152,10 +152,15 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
                        }});
     }
   }
-  codegen::BuildSpec build{options.name,           banner,
-                           module.library_sources, module.runner_source,
-                           spec.weights_file,      weights_file && options.compress_weights,
-                           module.cxx_flags,       module.uses_threads};
+  codegen::BuildSpec build{options.name,
+                           banner,
+                           module.library_sources,
+                           module.runner_source,
+                           spec.weights_file,
+                           weights_file && options.compress_weights,
+                           module.cxx_flags,
+                           module.uses_threads,
+                           module.build};
   files.push_back({"CMakeLists.txt", codegen::render_package_cmake(build), {}});
   const std::string timeline = "memory_timeline.svg";
   files.push_back({timeline, codegen::render_memory_timeline(arena, options.name), {}});
@@ -205,7 +210,10 @@ Expected<CompileResult> compile_model(const CompileOptions& options) {
     return invalid_model("unknown target '{}' (known targets: {})", options.target,
                        TargetRegistry::instance().names());
   }
-  const Target& target = *TargetRegistry::instance().find(options.target);
+  return compile_model(options, *TargetRegistry::instance().find(options.target));
+}
+
+Expected<CompileResult> compile_model(const CompileOptions& options, const Target& target) {
   if (options.compress_weights && options.embed_weights) {
     return invalid_model("--compress-weights and --embed-weights exclude each other: embedded "
                          "weights are compiled into the program uncompressed");
@@ -213,6 +221,11 @@ Expected<CompileResult> compile_model(const CompileOptions& options) {
   if (options.output_dir.empty()) return invalid_model("no output folder given (-o DIR)");
   if (options.threads < 1 || options.threads > kMaxThreads)
     return invalid_model("--threads {} is out of range: give 1 to {}", options.threads, kMaxThreads);
+  if (options.threads > 1 && target.facts().execution == ExecutionModel::kDevice) {
+    return invalid_model("--threads {} is for CPU targets: {} kernels run on the device's own "
+                         "work-groups",
+                         options.threads, options.target);
+  }
 
   fs::path model_path(options.model_path);
   PackageOptions package;

@@ -45,6 +45,9 @@ struct CompileResult {
 
 /// Compiles the model into a package folder (replaced only on success).
 Expected<CompileResult> compile_model(const CompileOptions& options);
+/// The same for a target given as an object (options.target is only used in messages): tests
+/// compile for targets that are not registered.
+Expected<CompileResult> compile_model(const CompileOptions& options, const Target& target);
 
 /// Facts about the model file that end up in the generated files.
 struct PackageOptions {

@@ -12,17 +12,22 @@
 namespace aotc::codegen {
 namespace fs = std::filesystem;
 
-std::string render_template(std::string_view name, const std::map<std::string, std::string>& vars) {
-  std::string path = "codegen/templates/" + std::string(name);
-  const EmbeddedFile* file = nullptr;
+std::string_view embedded_file(std::string_view path) {
   for (const EmbeddedFile& f : embedded_files()) {
-    if (f.path == path) file = &f;
+    if (f.path == path) return f.contents;
   }
-  AOTC_INTERNAL_ASSERT(file, "template {} is not embedded in this build", path);
+  AOTC_INTERNAL_ASSERT(false, "{} is not embedded in this build", path);
+  return {};
+}
 
+std::string render_template(std::string_view name, const std::map<std::string, std::string>& vars) {
+  return render_embedded("codegen/templates/" + std::string(name), vars);
+}
+
+std::string render_embedded(std::string_view path, const std::map<std::string, std::string>& vars) {
   std::string out;
   std::set<std::string> used;
-  std::string_view text = file->contents;
+  std::string_view text = embedded_file(path);
   size_t pos = 0;
   while (true) {
     size_t open = text.find("{{", pos);
@@ -44,21 +49,22 @@ std::string render_template(std::string_view name, const std::map<std::string, s
   return out;
 }
 
-std::string_view embedded_file(std::string_view path) {
-  for (const EmbeddedFile& f : embedded_files())
-    if (f.path == path) return f.contents;
-  AOTC_INTERNAL_ASSERT(false, "{} is not embedded in this build", path);
-  return {};
+std::vector<PackageFile> embedded_files_under(std::string_view source_dir,
+                                              std::string_view package_dir) {
+  std::string prefix = std::string(source_dir) + "/";
+  std::vector<PackageFile> files;
+  for (const EmbeddedFile& f : embedded_files()) {
+    if (!f.path.starts_with(prefix)) continue;
+    std::string rel(f.path.substr(prefix.size()));
+    std::string path = package_dir.empty() ? rel : std::string(package_dir) + "/" + rel;
+    files.push_back(PackageFile{std::move(path), std::string(f.contents), {}});
+  }
+  AOTC_INTERNAL_ASSERT(!files.empty(), "no embedded files under {}", source_dir);
+  return files;
 }
 
 std::vector<PackageFile> runtime_stub_files() {
-  std::vector<PackageFile> files;
-  for (const EmbeddedFile& f : embedded_files()) {
-    if (f.path.starts_with("runtime_stub/")) {
-      files.push_back(PackageFile{std::string(f.path), std::string(f.contents), {}});
-    }
-  }
-  return files;
+  return embedded_files_under("runtime_stub", "runtime_stub");
 }
 
 std::string render_package_cmake(const BuildSpec& spec) {
@@ -86,14 +92,22 @@ std::string render_package_cmake(const BuildSpec& spec) {
   }
   std::string sources;
   for (const std::string& s : spec.library_sources) sources += (sources.empty() ? "" : " ") + s;
-  return render_template("package/CMakeLists.txt.in", {{"BANNER", spec.banner},
-                                                       {"NAME", spec.name},
-                                                       {"RUNTIME_OPTIONS", runtime_options},
-                                                       {"TARGET_FLAGS", flags},
-                                                       {"EXTRA_LIBRARIES", spec.threads ? " aotc_threads" : ""},
-                                                       {"LIBRARY_SOURCES", sources},
-                                                       {"RUNNER_SOURCE", spec.runner_source},
-                                                       {"WEIGHTS_RULES", weights_rules}});
+  std::string languages;
+  for (const std::string& l : spec.extras.languages) languages += " " + l;
+  // Emitter-provided CMake sits between blank lines so that it reads as its own paragraph.
+  auto paragraph = [](const std::string& text) { return text.empty() ? text : "\n" + text; };
+  return render_template("package/CMakeLists.txt.in",
+                         {{"BANNER", spec.banner},
+                          {"NAME", spec.name},
+                          {"LANGUAGES", languages},
+                          {"RUNTIME_OPTIONS", runtime_options},
+                          {"TARGET_FLAGS", flags},
+                          {"EXTRA_LIBRARIES", spec.threads ? " aotc_threads" : ""},
+                          {"BUILD_SETUP", paragraph(spec.extras.setup)},
+                          {"LIBRARY_SOURCES", sources},
+                          {"RUNNER_SOURCE", spec.runner_source},
+                          {"BUILD_RULES", paragraph(spec.extras.rules)},
+                          {"WEIGHTS_RULES", weights_rules}});
 }
 
 Expected<std::string> zstd_compress(const std::vector<uint8_t>& bytes) {

@@ -31,11 +31,36 @@ struct PackageFile {
 /// (internal assert): templates and their callers change together.
 std::string render_template(std::string_view name, const std::map<std::string, std::string>& vars);
 
-/// The embedded file at `path` (relative to the source root), copied verbatim into packages.
+/// Like render_template for any embedded file, named by its path in the source tree (e.g. an
+/// emitter's own "codegen/<emitter>/templates/model.h.in").
+std::string render_embedded(std::string_view path, const std::map<std::string, std::string>& vars);
+
+/// The bytes of an embedded file, named by its path in the source tree (internal assert if the
+/// build did not embed it).
 std::string_view embedded_file(std::string_view path);
+
+/// Every embedded file under the source-tree folder `source_dir` (e.g. "codegen/opencl/runtime"),
+/// as package files under `package_dir` with the same relative paths, copied verbatim. The
+/// build embeds runtime_stub/, codegen/templates/ and, for each emitter and target, the folders
+/// codegen/<emitter>/{templates,runtime}/ and targets/<name>/{templates,runtime}/ (see the
+/// AOTC_EMBEDDED glob in CMakeLists.txt), so a target's glue needs no change outside its folder.
+std::vector<PackageFile> embedded_files_under(std::string_view source_dir,
+                                              std::string_view package_dir);
 
 /// The runtime stub (every embedded file under runtime_stub/), copied into packages verbatim.
 std::vector<PackageFile> runtime_stub_files();
+
+/// What a package's build needs beyond the C and C++ of the CPU packages: an emitter fills it
+/// for device toolchains and libraries (EmittedModule::build).
+struct BuildExtras {
+  std::vector<std::string> languages;  ///< CMake languages to enable besides C and CXX ("CUDA").
+  /// CMake code run after the runtime stub is included and before the package's targets are
+  /// defined (find_package, the emitter's runtime glue).
+  std::string setup;
+  /// CMake code run once the targets <name> (model library) and <name>_run (runner) exist:
+  /// linking the glue, sources generated at build time.
+  std::string rules;
+};
 
 /// What the package's CMakeLists.txt builds.
 struct BuildSpec {
@@ -48,6 +73,7 @@ struct BuildSpec {
   /// Flags for the package's C++ compiler after -O2 (GNU spelling; the target's cxx_flags).
   std::vector<std::string> cxx_flags;
   bool threads = false;  ///< The model uses the runtime's thread pool (--threads N > 1).
+  BuildExtras extras;
 };
 std::string render_package_cmake(const BuildSpec& spec);
 

@@ -93,6 +93,8 @@ class Runner {
   bool write_outputs();
   void print_outputs() const;
   bool bench(long runs);
+  /// ": <the model's description of its last failure>", or "" when it gives none.
+  std::string detail() const;
 
   const aotc_model_desc& model_;
   std::string program_;
@@ -506,7 +508,7 @@ bool Runner::bench(long runs) {
     aotc_status st = model_.run(context_.get(), input_ptrs_.data(), output_ptrs_.data());
     ms.push_back(aotc_now_ms() - start);
     if (st != AOTC_OK) {
-      error("benchmark run %ld failed: %s", r + 1, aotc_status_string(st));
+      error("benchmark run %ld failed: %s%s", r + 1, aotc_status_string(st), detail().c_str());
       return false;
     }
   }
@@ -548,10 +550,11 @@ int Runner::main(int argc, char** argv) {
   arena_ = allocate_aligned(model_.arena_bytes);
   aotc_status st = model_.init(context_.get(), arena_.get(), weights_);
   if (st != AOTC_OK) {
-    error("model initialization failed: %s", aotc_status_string(st));
+    error("model initialization failed: %s%s", aotc_status_string(st), detail().c_str());
     return 1;
   }
-  // Whatever init acquired (a multi-threaded package's workers) is released however main returns.
+  // What init acquired (device memory and queues, worker threads) is released however main
+  // returns.
   struct Release {
     const aotc_model_desc& model;
     void* ctx;
@@ -561,13 +564,18 @@ int Runner::main(int argc, char** argv) {
   } release{model_, context_.get()};
   st = model_.run(context_.get(), input_ptrs_.data(), output_ptrs_.data());
   if (st != AOTC_OK) {
-    error("model run failed: %s", aotc_status_string(st));
+    error("model run failed: %s%s", aotc_status_string(st), detail().c_str());
     return 1;
   }
   if (!write_outputs()) return 1;
   if (options_.print) print_outputs();
   if (options_.bench_runs > 0 && !bench(options_.bench_runs)) return 1;
   return 0;
+}
+
+std::string Runner::detail() const {
+  const char* message = model_.error_message ? model_.error_message(context_.get()) : nullptr;
+  return message && *message ? std::string(": ") + message : std::string();
 }
 
 }  // namespace

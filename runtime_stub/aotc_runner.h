@@ -41,7 +41,12 @@ typedef struct aotc_model_desc {
   size_t context_bytes;
   aotc_status (*init)(void* ctx, void* arena, const void* weights);
   aotc_status (*run)(void* ctx, const void* const* inputs, void* const* outputs);
-  /* Releases what init acquired (the threads of a multi-threaded package); may be NULL. */
+  /* Optional (NULL when unused): a description of the last failure of init or run, e.g. which
+   * device call failed for which kernel at which source line ("" when none), and the function
+   * that releases what init acquired (device memory and queues, a multi-threaded package's
+   * workers). The runner prints the former after a failed init or run and calls the latter once
+   * init has succeeded. */
+  const char* (*error_message)(const void* ctx);
   void (*release)(void* ctx);
 } aotc_model_desc;
 

@@ -40,6 +40,12 @@ const char* aotc_status_string(aotc_status status) {
       return "out of memory";
     case AOTC_ERR_UNSUPPORTED:
       return "unsupported feature (e.g. compressed weights without zstd)";
+    case AOTC_ERR_DEVICE:
+      return "a device call or kernel launch failed";
+    case AOTC_ERR_KERNEL_BUILD:
+      return "the device kernels failed to build";
+    case AOTC_ERR_NO_DEVICE:
+      return "no usable device was found";
     default:
       return "unknown aotc status code";
   }

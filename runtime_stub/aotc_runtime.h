@@ -32,6 +32,11 @@ typedef int aotc_status;
 #define AOTC_ERR_MISMATCH 6      /* an input's dtype or shape differs from the model's */
 #define AOTC_ERR_OUT_OF_MEMORY 7 /* the runner could not allocate memory */
 #define AOTC_ERR_UNSUPPORTED 8   /* e.g. compressed weights without zstd support built in */
+/* Device packages (kernels on an accelerator): their <name>_error() function says which call,
+ * kernel and source line failed. */
+#define AOTC_ERR_DEVICE 9        /* a device API call or kernel launch failed */
+#define AOTC_ERR_KERNEL_BUILD 10 /* the device kernels did not compile (the error has the log) */
+#define AOTC_ERR_NO_DEVICE 11    /* no usable device was found */
 
 /* A short English description of a status code. */
 const char* aotc_status_string(aotc_status status);

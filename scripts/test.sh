@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up and build, unit and golden tests, the ONNX node conformance suite
 # end to end (regenerates docs/conformance.md), the 9 light models and the models/ builders' test
-# sizes against onnxruntime.
+# sizes against onnxruntime; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
+# node tests of the tier-1 ops, its device kernels and error paths, and the 9 light models; and
+# the light models' CUDA packages built with nvcc.
 # Each suite runs even when an earlier one failed; the exit status is non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,5 +35,41 @@ python3 tests/models/run_models.py --aotc build/aotc --target x86-64-avx2 --thre
   --work build/models_avx2 || status=1
 python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target x86-64-avx2 \
   --work build/simd_kernels || status=1
+
+# OpenCL on PoCL. The node tests are the 436 of the tier-1 ops (tests/conformance/tier1_tests.txt),
+# not all 1765: PoCL compiles every distinct kernel when a package first runs, which makes each
+# test about a second, and the full suite runs on x86-64 above.
+echo "== OpenCL on PoCL: node tests of the tier-1 ops"
+python3 tests/conformance/run_node_tests.py --aotc build/aotc --target opencl \
+  --tests tier1_tests.txt --work build/conformance_opencl || status=1
+
+echo "== OpenCL on PoCL: device kernels against the reference, error paths"
+python3 tests/opencl/check_device_kernels.py --aotc build/aotc --work build/opencl_kernels || status=1
+python3 tests/opencl/check_device_errors.py --aotc build/aotc --work build/opencl_errors || status=1
+# The tensor-core GEMM of the CUDA targets, its fragments emulated in OpenCL C (no GPU here).
+python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/aotc_matrix_emulation \
+  --target opencl-matrix-emulation --filter '_b?f16' --work build/matrix_emulation || status=1
+
+echo "== light models against onnxruntime (opencl on PoCL)"
+python3 tests/models/run_light_models.py --aotc build/aotc --target opencl \
+  --work build/light_models_opencl || status=1
+
+# CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
+echo "== CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
+if command -v nvcc >/dev/null; then
+  python3 tests/models/run_light_models.py --aotc build/aotc --target cuda-sm90 --build-only \
+    --work build/light_models_cuda || status=1
+  python3 tests/opencl/check_device_kernels.py --aotc build/aotc --target cuda-sm90 --build-only \
+    --work build/cuda_kernels || status=1
+  python3 tests/opencl/check_device_kernels.py --aotc build/aotc --target cuda-sm80 --build-only \
+    --filter '^(matmul|gemv|conv)_b?f16' --work build/cuda80_kernels || status=1
+else
+  echo "FAILED: nvcc not found (install the CUDA toolkit): the CUDA packages cannot be built"
+  status=1
+fi
+
 [ $status -eq 0 ] && echo "test.sh: all suites passed" || echo "test.sh: FAILURES above"
 exit $status

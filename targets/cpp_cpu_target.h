@@ -8,7 +8,11 @@ namespace aotc {
 
 class CppCpuTarget final : public Target {
  public:
-  explicit CppCpuTarget(TargetFacts facts) : facts_(std::move(facts)) {}
+  /// Host C++ kernels: the kernel language and execution model are those of the C++ emitter.
+  explicit CppCpuTarget(TargetFacts facts) : facts_(std::move(facts)) {
+    facts_.kernel_language = "C++17";
+    facts_.execution = ExecutionModel::kHost;
+  }
 
   const TargetFacts& facts() const override { return facts_; }
   bool has_kernel(const std::string& op) const override;

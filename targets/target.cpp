@@ -2,15 +2,31 @@
 
 #include <algorithm>
 
+// Every target folder defines register_<id>_target(TargetRegistry&) in targets/<folder>/
+// target.cpp; adding a target adds its one line to this list.
+// Targets register in this order; host comes last, as it picks one of the others.
+#define AOTC_FOR_EACH_TARGET(X) \
+  X(x86_64)                     \
+  X(x86_64_avx2)                \
+  X(x86_64_avx512)              \
+  X(opencl)                     \
+  X(cuda_sm80)                  \
+  X(cuda_sm90)                  \
+  X(host)                       \
+  /* end of the target list */
+
 namespace aotc {
+
+#define AOTC_DECLARE_TARGET(id) void register_##id##_target(TargetRegistry& r);
+AOTC_FOR_EACH_TARGET(AOTC_DECLARE_TARGET)
+#undef AOTC_DECLARE_TARGET
 
 const TargetRegistry& TargetRegistry::instance() {
   static const TargetRegistry registry = [] {
     TargetRegistry r;
-    register_x86_64_target(r);
-    register_x86_64_avx2_target(r);
-    register_x86_64_avx512_target(r);
-    register_host_target(r);
+#define AOTC_REGISTER_TARGET(id) register_##id##_target(r);
+    AOTC_FOR_EACH_TARGET(AOTC_REGISTER_TARGET)
+#undef AOTC_REGISTER_TARGET
     return r;
   }();
   return registry;

@@ -2,7 +2,8 @@
 /// The target interface (DESIGN.md §5). A target is one chip: the facts about it that passes and
 /// the cost model read, which nodes it accepts, and which emitter renders its kernels. Each target
 /// lives in targets/<name>/ and is registered with one line in targets/target.cpp; nothing
-/// outside its folder switches on a target's name.
+/// outside its folder switches on a target's name. docs/adding-a-target.md walks through adding
+/// one.
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,23 +17,69 @@
 
 namespace aotc {
 
+/// Where a target's kernels run, which decides where tensors live.
+enum class ExecutionModel {
+  /// Kernels are host functions: activations live in the caller's arena, weights in the
+  /// caller's weights buffer, inputs and outputs in the caller's buffers.
+  kHost,
+  /// Kernels run on an accelerator with its own memory: the package allocates a device arena
+  /// once at init, uploads the weights once, copies inputs in and outputs out on every run, and
+  /// needs little or no host arena (the package header states it).
+  kDevice,
+};
+
+/// Tile and work-group sizes that device kernels are generated with. They are facts of the
+/// target (what its local memory and scheduler suit), not choices of each kernel emitter.
+struct DeviceTiling {
+  int work_group_size = 256;    ///< Work-items per group of the one-dimensional kernels.
+  int reduce_group_size = 256;  ///< Work-items cooperating on one row of a reduction.
+  /// Matrix-product tiles (MatMul and the implicit GEMM of convolutions): a work-group computes
+  /// a gemm_tile_m x gemm_tile_n block of the output, staging gemm_tile_k-deep slices of both
+  /// operands in local memory; each work-item accumulates gemm_thread_m x gemm_thread_n outputs.
+  int gemm_tile_m = 64;
+  int gemm_tile_n = 64;
+  int gemm_tile_k = 16;
+  int gemm_thread_m = 4;
+  int gemm_thread_n = 4;
+  /// Matrix products on a matrix unit (KernelDialect::matrix_unit: f16 and bf16 on tensor
+  /// cores): a work-group computes the same gemm_tile_m x gemm_tile_n block, each of its lane
+  /// groups (warps) a matrix_warp_m x matrix_warp_n part of it in fragments, staging
+  /// matrix_tile_k-deep slices. Multiples of the unit's fragment shape.
+  int matrix_warp_m = 32;
+  int matrix_warp_n = 32;
+  int matrix_tile_k = 32;
+};
+
 /// Hardware facts and numeric behaviour of a target.
 struct TargetFacts {
-  std::string name;         ///< The --target spelling, e.g. "x86-64".
-  std::string description;  ///< One line for `aotc targets`.
-  std::string emitter;      ///< The codegen emitter that renders kernels ("cpp", ...).
-  int vector_bits = 0;      ///< Width of the SIMD registers kernels are written for.
+  std::string name;             ///< The --target spelling, e.g. "x86-64".
+  std::string description;      ///< One line for `aotc targets`.
+  std::string emitter;          ///< The codegen emitter that renders kernels ("cpp", ...).
+  std::string kernel_language;  ///< What the kernels are written in, e.g. "C++17", "OpenCL C 1.2".
+  ExecutionModel execution = ExecutionModel::kHost;
+  int compute_units = 1;      ///< Cores, or compute units / SMs of a device, kernels are tuned for.
+  int vector_bits = 0;        ///< Width of the SIMD registers kernels are written for.
   int vector_registers = 16;  ///< Architectural SIMD registers, for register tiling.
   /// The SIMD instruction set the C++ emitter writes intrinsics kernels for: "" (portable C++
   /// only, vectorised by the package's compiler), "avx2" (AVX2 + FMA) or "avx512" (AVX-512F).
   std::string simd;
   /// Flags the package's C++ compiler needs for the kernels (e.g. "-mavx2"), GNU spelling.
   std::vector<std::string> cxx_flags;
-  int64_t alignment = 64;   ///< Alignment of the arena, the weights and every buffer in them.
-  int64_t l1_bytes = 0;     ///< Data cache sizes per core (0: unknown), for tiling decisions.
+  int64_t alignment = 64;  ///< Alignment of the arena, the weights and every buffer in them.
+  int64_t l1_bytes = 0;    ///< Data cache sizes per core (0: unknown), for tiling decisions.
   int64_t l2_bytes = 0;
   int64_t l3_bytes = 0;
+  /// On-chip memory one work-group may use (OpenCL local, CUDA shared memory); 0 for CPUs.
+  int64_t local_memory_bytes = 0;
+  int max_work_group_size = 0;  ///< Most work-items per work-group (thread block); 0 for CPUs.
+  DeviceTiling tiling;          ///< Used by device emitters only.
+  /// Peak rates for the cost model (0: unknown).
+  double peak_gflops_f32 = 0;
+  double peak_memory_gbps = 0;
   std::vector<DType> dtypes;  ///< Element types kernels may read and write.
+  /// Tensor layouts the kernels read and write; every target accepts plain row-major, the
+  /// default the layout pass leaves (see DESIGN.md §2).
+  std::vector<std::string> layouts = {"row-major (NCHW for images)"};
   /// Numeric behaviour, spelled out so users know what to expect from results.
   std::string accumulation;  ///< e.g. "f16/bf16 compute in f32; f32 sums in f32".
   bool flush_denormals = false;
@@ -59,6 +106,8 @@ struct EmittedModule {
   std::vector<std::string> library_sources;
   /// Package-relative source of the runner program's main.
   std::string runner_source;
+  /// What the package's build needs beyond C and C++ (device toolchains, libraries).
+  codegen::BuildExtras build;
   /// Number of distinct kernel functions (identical kernels are emitted once).
   int kernel_functions = 0;
   /// Flags the package's compiler needs for these sources (the target's cxx_flags).
@@ -105,12 +154,5 @@ class TargetRegistry {
  private:
   std::vector<std::unique_ptr<Target>> targets_;
 };
-
-// One registration function per target folder, called in this order (host last: it picks one
-// of the others).
-void register_x86_64_target(TargetRegistry& r);
-void register_x86_64_avx2_target(TargetRegistry& r);
-void register_x86_64_avx512_target(TargetRegistry& r);
-void register_host_target(TargetRegistry& r);
 
 }  // namespace aotc

@@ -14,18 +14,42 @@ std::string bytes_text(int64_t b) {
   return fmt::format("{} B", b);
 }
 
+std::string rate_text(double value, const char* unit) {
+  return value > 0 ? fmt::format("{:g} {}", value, unit) : "?";
+}
+
 void print_targets() {
   for (const Target* t : TargetRegistry::instance().all()) {
     const TargetFacts& f = t->facts();
     std::string dtypes;
     for (DType d : f.dtypes) dtypes += (dtypes.empty() ? "" : " ") + std::string(dtype_name(d));
+    bool device = f.execution == ExecutionModel::kDevice;
     std::printf("%s\n  %s\n", f.name.c_str(), f.description.c_str());
-    std::printf("  emitter %s, %d-bit vectors, %lld-byte alignment, caches L1 %s / L2 %s / L3 %s\n",
-                f.emitter.c_str(), f.vector_bits, static_cast<long long>(f.alignment),
-                bytes_text(f.l1_bytes).c_str(), bytes_text(f.l2_bytes).c_str(),
-                bytes_text(f.l3_bytes).c_str());
-    std::printf("  dtypes: %s\n  numerics: %s; denormals %s\n", dtypes.c_str(),
-                f.accumulation.c_str(), f.flush_denormals ? "flushed to zero" : "kept");
+    std::printf("  emitter %s (%s), %s, %d compute unit%s, %d-bit vectors, %lld-byte alignment\n",
+                f.emitter.c_str(), f.kernel_language.c_str(),
+                device ? "device memory" : "host memory", f.compute_units,
+                f.compute_units == 1 ? "" : "s", f.vector_bits,
+                static_cast<long long>(f.alignment));
+    std::printf("  memory: caches L1 %s / L2 %s / L3 %s", bytes_text(f.l1_bytes).c_str(),
+                bytes_text(f.l2_bytes).c_str(), bytes_text(f.l3_bytes).c_str());
+    if (device) {
+      std::printf(", local %s per work-group of at most %d",
+                  bytes_text(f.local_memory_bytes).c_str(), f.max_work_group_size);
+    }
+    std::printf("\n  peak: %s f32, %s memory\n", rate_text(f.peak_gflops_f32, "GFLOP/s").c_str(),
+                rate_text(f.peak_memory_gbps, "GB/s").c_str());
+    if (device) {
+      const DeviceTiling& d = f.tiling;
+      std::printf(
+          "  tiling: %d-item groups, reductions by %d, GEMM tiles %dx%dx%d with %dx%d per item\n",
+          d.work_group_size, d.reduce_group_size, d.gemm_tile_m, d.gemm_tile_n, d.gemm_tile_k,
+          d.gemm_thread_m, d.gemm_thread_n);
+    }
+    std::string layouts;
+    for (const std::string& l : f.layouts) layouts += (layouts.empty() ? "" : ", ") + l;
+    std::printf("  dtypes: %s\n  layouts: %s\n  numerics: %s; denormals %s\n", dtypes.c_str(),
+                layouts.c_str(), f.accumulation.c_str(),
+                f.flush_denormals ? "flushed to zero" : "kept");
   }
 }
 

@@ -9,28 +9,11 @@
 
 #include "codegen/code_writer.h"
 #include "codegen/cpp/cpp_kernel.h"
+#include "codegen/package_api.h"
 #include "codegen/package_writer.h"
-#include "frontend/tensor_proto.h"
 
 namespace aotc::codegen {
 namespace {
-
-// Text from the model (node and value names) made safe for `//` and `/* */` comments.
-std::string comment_text(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    out += (u < 0x20 || u == 0x7f) ? '?' : c;
-    if (c == '*' && out.size() >= 2 && out[out.size() - 2] == '/') out.back() = '_';  // no "/*"
-    if (c == '/' && out.size() >= 2 && out[out.size() - 2] == '*') out.back() = '_';  // no "*/"
-  }
-  return out;
-}
-
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
@@ -43,7 +26,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 class CppModuleEmitter {
  public:
   CppModuleEmitter(const ModuleSpec& spec, const TargetFacts& facts)
-      : spec_(spec), facts_(facts), uname_(upper(spec.name)) {
+      : spec_(spec), facts_(facts), uname_(upper_identifier(spec.name)) {
     const Graph& g = spec.graph;
     for (size_t i = 0; i < g.inputs().size(); ++i) input_slot_.emplace(g.inputs()[i], static_cast<int>(i));
     for (size_t j = 0; j < g.outputs().size(); ++j) output_slot_.emplace(g.outputs()[j], static_cast<int>(j));
@@ -235,29 +218,6 @@ class CppModuleEmitter {
     return name;
   }
 
-  std::string tensor_defines(const char* kind, const std::vector<Value*>& values) const {
-    std::string out;
-    std::string upper_kind = upper(kind);
-    for (size_t k = 0; k < values.size(); ++k) {
-      const Value& v = *values[k];
-      auto dims = static_dims(v.shape());
-      int64_t bytes = *value_bytes(v);
-      std::string macro = fmt::format("{}_{}{}", uname_, upper_kind, k);
-      std::string layout;
-      if (dtype_bits(v.dtype()) < 8) {  // not ONNX's packing: see the comment at the top
-        layout = fmt::format("; one byte per element, the {}-bit code in its low bits",
-                             dtype_bits(v.dtype()));
-      }
-      out += fmt::format("/* {} {} '{}': {} ({} bytes{}) */\n", kind, k, comment_text(v.name()),
-                         v.type().to_string(), bytes, layout);
-      out += fmt::format("#define {}_ONNX_DTYPE {}\n", macro, frontend::onnx_dtype(v.dtype()));
-      out += fmt::format("#define {}_RANK {}\n", macro, dims.size());
-      out += fmt::format("#define {}_DIMS {}\n", macro, dims.empty() ? "{0}" : int_list(dims));
-      out += fmt::format("#define {}_BYTES {}u\n", macro, bytes);
-    }
-    return out;
-  }
-
   std::string header() const {
     const Graph& g = spec_.graph;
     std::string weights_source =
@@ -280,8 +240,8 @@ class CppModuleEmitter {
                             {"WEIGHTS_BYTES", std::to_string(spec_.weights.total_bytes)},
                             {"NUM_INPUTS", std::to_string(g.inputs().size())},
                             {"NUM_OUTPUTS", std::to_string(g.outputs().size())},
-                            {"TENSOR_DEFINES", tensor_defines("input", g.inputs()) +
-                                                   tensor_defines("output", g.outputs())},
+                            {"TENSOR_DEFINES", tensor_defines(uname_, "input", g.inputs()) +
+                                                   tensor_defines(uname_, "output", g.outputs())},
                             {"EMBEDDED_WEIGHTS_DECL", embedded_decl},
                             {"CONTEXT_INCLUDES", threaded() ? "#include \"aotc_threads.h\"\n" : ""},
                             {"CONTEXT_FIELDS",
@@ -319,39 +279,17 @@ class CppModuleEmitter {
                      : ""}});
   }
 
-  std::string tensor_table(const char* kind, const char* table, const std::vector<Value*>& values,
-                           std::string& tables) const {
-    if (values.empty()) return "nullptr";
-    std::string upper_kind = upper(kind);
-    std::string rows;
-    for (size_t k = 0; k < values.size(); ++k) {
-      std::string macro = fmt::format("{}_{}{}", uname_, upper_kind, k);
-      tables += fmt::format("const int64_t k{}{}Dims[] = {}_DIMS;\n", table, k, macro);
-      rows += fmt::format("    {{{}, {}_ONNX_DTYPE, {}_RANK, k{}{}Dims, {}_BYTES}},\n",
-                          c_string_literal(values[k]->name()), macro, macro, table, k, macro);
-    }
-    tables += fmt::format("const aotc_tensor_desc k{}s[] = {{\n{}}};\n", table, rows);
-    return fmt::format("k{}s", table);
-  }
-
   std::string runner() const {
-    const Graph& g = spec_.graph;
-    std::string input_tables, output_tables;
-    std::string inputs = tensor_table("input", "Input", g.inputs(), input_tables);
-    std::string outputs = tensor_table("output", "Output", g.outputs(), output_tables);
-    std::string tables;
-    for (const std::string& t : {input_tables, output_tables}) {
-      if (!t.empty()) tables += "\n" + t;
-    }
+    RunnerTables tables = runner_tables(uname_, spec_.graph);
     bool has_file = !embedded() && spec_.weights.total_bytes > 0;
     return render_template(
         "cpp/runner_main.cpp.in",
         {{"BANNER", spec_.banner},
          {"NAME", spec_.name},
          {"UNAME", uname_},
-         {"TENSOR_TABLES", tables},
-         {"INPUTS_TABLE", inputs},
-         {"OUTPUTS_TABLE", outputs},
+         {"TENSOR_TABLES", tables.definitions},
+         {"INPUTS_TABLE", tables.inputs},
+         {"OUTPUTS_TABLE", tables.outputs},
          {"EMBEDDED_WEIGHTS", embedded() ? spec_.name + "_weights" : "nullptr"},
          {"WEIGHTS_FILE", has_file ? c_string_literal(spec_.weights_file) : "nullptr"}});
   }

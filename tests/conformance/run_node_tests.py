@@ -167,6 +167,8 @@ def main():
     ap.add_argument("--mode", choices=["package", "eval"], default="package")
     ap.add_argument("--work", default="build/conformance", help="scratch folder (wiped)")
     ap.add_argument("--filter", default="", help="regex on test names")
+    ap.add_argument("--tests", default="",
+                    help="file naming the tests to run, one per line, '#' comments (e.g. tier1_tests.txt)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--report", default="", help="write a Markdown report here (docs/conformance.md)")
     ap.add_argument("--json", default="", help="write per-test results as JSON here")
@@ -180,8 +182,15 @@ def main():
     (work / "out").mkdir()
     expected_failures = load_expected_failures(args.target)
     pattern = re.compile(args.filter) if args.filter else None
+    listed = None
+    if args.tests:
+        path = Path(args.tests)
+        if not path.exists() and (HERE / args.tests).exists():
+            path = HERE / args.tests
+        listed = {l.split("#")[0].strip() for l in path.read_text().splitlines()} - {""}
     tests = sorted(d for d in NODE_DATA.iterdir() if (d / "model.onnx").exists()
-                   and (not pattern or pattern.search(d.name)))
+                   and (not pattern or pattern.search(d.name))
+                   and (listed is None or d.name in listed))
     t0 = time.time()
     print(f"conformance: {len(tests)} node tests, target {args.target}, mode {args.mode}", flush=True)
 

@@ -183,7 +183,8 @@ TEST(Package, BadOptionsAreRejectedBeforeAnythingIsWritten) {
   o.target = "z80";
   r = compile_model(o);
   ASSERT_FALSE(r.has_value());
-  EXPECT_NE(r.status().message().find("known targets: host, x86-64, x86-64-avx2, x86-64-avx512"),
+  EXPECT_NE(r.status().message().find(
+                "known targets: cuda-sm80, cuda-sm90, host, opencl, x86-64, x86-64-avx2, x86-64-avx512"),
             std::string::npos)
       << r.status().message();
   EXPECT_FALSE(fs::exists(tmp.path() / "pkg"));
@@ -200,6 +201,19 @@ TEST(Package, ThreadCountOutOfRangeIsRejected) {
     EXPECT_NE(r.status().message().find("--threads"), std::string::npos) << r.status().message();
     EXPECT_FALSE(fs::exists(tmp.path() / "pkg"));
   }
+}
+
+TEST(Package, ThreadsAreRefusedForDeviceTargets) {
+  TempDir tmp;
+  std::string model = write_test_model(tmp.path());
+  CompileOptions o = options_for(model, tmp.path() / "pkg");
+  o.target = "opencl";
+  o.threads = 2;
+  auto r = compile_model(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.status().message().find("--threads 2 is for CPU targets"), std::string::npos)
+      << r.status().message();
+  EXPECT_FALSE(fs::exists(tmp.path() / "pkg"));
 }
 
 TEST(Package, ThreadedPackagesCarryThePoolAndOthersDoNot) {
@@ -340,6 +354,40 @@ TEST(Package, SanitizedNamesAndLiterals) {
   EXPECT_EQ(codegen::sanitize_identifier("3net"), "_3net");
   EXPECT_EQ(codegen::sanitize_identifier(""), "model");
   EXPECT_EQ(codegen::c_string_literal("a\"b\\c?\n"), "\"a\\\"b\\\\c\\077\\012\"");
+}
+
+TEST(Package, BuildExtrasGoIntoThePackageCMakeLists) {
+  codegen::BuildSpec spec;
+  spec.name = "m";
+  spec.banner = "b";
+  spec.library_sources = {"src/m.cpp"};
+  spec.runner_source = "runner/main.cpp";
+  std::string plain = codegen::render_package_cmake(spec);
+  EXPECT_NE(plain.find("project(m LANGUAGES C CXX)\n"), std::string::npos) << plain;
+  spec.extras.languages = {"CUDA"};
+  spec.extras.setup = "find_package(Foo REQUIRED)\n";
+  spec.extras.rules = "target_link_libraries(m PUBLIC Foo::foo)\n";
+  std::string with = codegen::render_package_cmake(spec);
+  EXPECT_NE(with.find("project(m LANGUAGES C CXX CUDA)\n"), std::string::npos) << with;
+  // The setup comes before the targets exist, the rules after.
+  size_t setup = with.find("find_package(Foo REQUIRED)"), library = with.find("add_library(m ");
+  size_t runner = with.find("add_executable(m_run "), rules = with.find("target_link_libraries(m PUBLIC Foo::foo)");
+  ASSERT_NE(setup, std::string::npos);
+  ASSERT_NE(rules, std::string::npos);
+  EXPECT_LT(with.find("runtime.cmake"), setup);
+  EXPECT_LT(setup, library);
+  EXPECT_LT(runner, rules);
+}
+
+TEST(Package, EmbeddedFilesUnderAFolder) {
+  auto files = codegen::embedded_files_under("runtime_stub", "stub");
+  ASSERT_FALSE(files.empty());
+  bool header = false;
+  for (const auto& f : files) {
+    EXPECT_TRUE(f.path.starts_with("stub/")) << f.path;
+    if (f.path == "stub/aotc_runtime.h") header = f.contents == codegen::embedded_file("runtime_stub/aotc_runtime.h");
+  }
+  EXPECT_TRUE(header);
 }
 
 }  // namespace

@@ -639,6 +639,37 @@ TEST(Runner, ReportsWeightAndInitFailures) {
                        std::string(aotc_status_string(AOTC_ERR_WEIGHTS)) + "\n");
 }
 
+// A device package's hooks: its error message follows the status string, and release runs once
+// after a successful init, whether the run succeeds or fails.
+int g_releases = 0;
+const char* device_error(const void*) { return "clEnqueueNDRangeKernel failed for kernel k0 (src/m.cl:7)"; }
+void count_release(void*) { ++g_releases; }
+aotc_status failing_run(void*, const void* const*, void* const*) { return AOTC_ERR_DEVICE; }
+
+TEST(Runner, PrintsDeviceErrorsAndReleasesDevices) {
+  fs::path dir = temp_dir();
+  write_bytes(dir / "w.bin", float_weights(2.0f));
+  aotc_model_desc m = scale_model();
+  m.error_message = device_error;
+  m.release = count_release;
+  g_releases = 0;
+  RunResult r = run_runner(m, {"--weights", (dir / "w.bin").string(), "--output-dir", dir.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(g_releases, 1);
+  m.run = failing_run;
+  r = run_runner(m, {"--weights", (dir / "w.bin").string(), "--output-dir", dir.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(g_releases, 2);
+  EXPECT_EQ(r.err, "scale_run: error: model run failed: " + std::string(aotc_status_string(AOTC_ERR_DEVICE)) +
+                       ": clEnqueueNDRangeKernel failed for kernel k0 (src/m.cl:7)\n");
+  m.init = failing_init;
+  m.weights_bytes = 0;
+  r = run_runner(m, {"--output-dir", dir.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(g_releases, 2) << "release must not follow a failed init";
+  EXPECT_NE(r.err.find("model initialization failed: "), std::string::npos) << r.err;
+}
+
 TEST(Runner, HandlesTheCommandLine) {
   RunResult r = run_runner(scale_model(), {"--help"});
   EXPECT_EQ(r.code, 0);

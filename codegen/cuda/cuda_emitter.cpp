@@ -1,0 +1,136 @@
+#include "codegen/cuda/cuda_emitter.h"
+
+#include <algorithm>
+
+#include "codegen/cpp/cpp_emitter.h"
+#include "codegen/cuda/cuda_dialect.h"
+#include "codegen/device/device_kernel.h"
+#include "codegen/device/device_module.h"
+#include "codegen/package_api.h"
+#include "codegen/package_writer.h"
+
+namespace aotc::codegen {
+
+const KernelDialect& cuda_dialect() {
+  static const CudaDialect dialect;
+  return dialect;
+}
+
+Status cuda_supports(const Node& node, const TargetFacts& facts) {
+  if (!DeviceKernelRegistry::instance().find(node.op()))
+    return unsupported("no CUDA kernel for op '{}'", node.op());
+  auto check = [&](const Value* v) -> Status {
+    if (v && std::find(facts.dtypes.begin(), facts.dtypes.end(), v->dtype()) == facts.dtypes.end())
+      return unsupported("dtype {} of '{}' is not supported", dtype_name(v->dtype()), v->name());
+    return Status::ok();
+  };
+  for (const Value* v : node.inputs()) AOTC_RETURN_IF_ERROR(check(v));
+  for (const Value* v : node.outputs()) AOTC_RETURN_IF_ERROR(check(v));
+  // The kernels themselves know which attributes, dtypes and sizes they handle.
+  return emit_device_kernels(node, cuda_dialect(), facts).status();
+}
+
+Expected<EmittedModule> emit_cuda_module(const ModuleSpec& spec, const TargetFacts& facts,
+                                         int arch) {
+  AOTC_ASSIGN_OR_RETURN(DeviceModule module, build_device_module(spec, cuda_dialect(), facts));
+  const std::string& name = spec.name;
+  const std::string uname = upper_identifier(name);
+  const Graph& g = spec.graph;
+  const bool embedded = spec.embed_weights && spec.weights.total_bytes > 0;
+  const std::string source_file = "src/" + name + ".cu";
+  const std::string arch_name = fmt::format("sm_{}", arch);
+
+  EmittedModule m;
+  std::string weights_source = spec.weights.total_bytes == 0
+                                   ? std::string("empty: this model has none")
+                               : embedded ? "compiled into the library as " + name + "_weights"
+                                          : "the bytes of the package's file " + spec.weights_file;
+  std::string embedded_decl;
+  if (embedded) {
+    embedded_decl = fmt::format(
+        "\n/* The weights, compiled into the library. */\n"
+        "extern const unsigned char {}_weights[];\n",
+        name);
+  }
+  m.files.push_back(
+      {"include/" + name + ".h",
+       render_embedded("codegen/cuda/templates/model.h.in",
+                       {{"BANNER", spec.banner},
+                        {"NAME", name},
+                        {"UNAME", uname},
+                        {"ARCH_NAME", arch_name},
+                        {"WEIGHTS_SOURCE", weights_source},
+                        {"DEVICE_ARENA_BYTES", std::to_string(module.buffer_bytes[0])},
+                        {"DEVICE_IO_BYTES", std::to_string(module.buffer_bytes[2])},
+                        {"WEIGHTS_BYTES", std::to_string(spec.weights.total_bytes)},
+                        {"NUM_INPUTS", std::to_string(g.inputs().size())},
+                        {"NUM_OUTPUTS", std::to_string(g.outputs().size())},
+                        {"TENSOR_DEFINES", tensor_defines(uname, "input", g.inputs()) +
+                                               tensor_defines(uname, "output", g.outputs())},
+                        {"EMBEDDED_WEIGHTS_DECL", embedded_decl}}),
+       {}});
+
+  // The kernels' addresses, in the order of the module's kernel table.
+  std::string addresses, table = "nullptr";
+  if (!module.kernels.empty()) {
+    addresses = "const void* const kKernelFns[] = {\n";
+    for (const auto& k : module.kernels) addresses += fmt::format("    (const void*){},\n", k.name);
+    addresses += "};\n";
+    table = "kKernelFns";
+  }
+  std::string tables = render_device_tables(module, spec, "kModule", "", source_file);
+  m.files.push_back(
+      {source_file,
+       render_embedded("codegen/cuda/templates/model.cu.in", {{"KERNELS", module.source},
+                                                              {"NAME", name},
+                                                              {"UNAME", uname},
+                                                              {"ARCH", std::to_string(arch)},
+                                                              {"TABLES", tables},
+                                                              {"KERNEL_ADDRESSES", addresses},
+                                                              {"KERNEL_TABLE", table}}),
+       {}});
+  m.library_sources.push_back(source_file);
+  if (embedded) {
+    auto blob = spec.weights_blob;
+    std::string banner = spec.banner, symbol = name + "_weights";
+    m.files.push_back(
+        {"src/" + name + "_weights.cpp", "", [blob, banner, symbol](std::ostream& os) {
+           return write_embedded_bytes(os, banner, symbol, *blob);
+         }});
+    m.library_sources.push_back("src/" + name + "_weights.cpp");
+  }
+
+  RunnerTables runner = runner_tables(uname, g);
+  bool has_file = !embedded && spec.weights.total_bytes > 0;
+  m.files.push_back(
+      {"runner/main.cpp",
+       render_embedded(
+           "codegen/cuda/templates/runner_main.cpp.in",
+           {{"BANNER", spec.banner},
+            {"NAME", name},
+            {"UNAME", uname},
+            {"TENSOR_TABLES", runner.definitions},
+            {"INPUTS_TABLE", runner.inputs},
+            {"OUTPUTS_TABLE", runner.outputs},
+            {"EMBEDDED_WEIGHTS", embedded ? name + "_weights" : "nullptr"},
+            {"WEIGHTS_FILE", has_file ? c_string_literal(spec.weights_file) : "nullptr"}}),
+       {}});
+  m.runner_source = "runner/main.cpp";
+  for (PackageFile& f : embedded_files_under("codegen/cuda/runtime", "cuda"))
+    m.files.push_back(std::move(f));
+
+  m.build.languages = {"CUDA"};
+  m.build.setup =
+      "# The CUDA glue (aotc_cuda) and the toolkit.\n"
+      "include(${CMAKE_CURRENT_SOURCE_DIR}/cuda/cuda.cmake)\n";
+  m.build.rules = fmt::format(
+      "# The kernels are compiled by nvcc for {1} (machine code, and PTX for later GPUs).\n"
+      "target_link_libraries({0} PUBLIC aotc_cuda)\n"
+      "set_target_properties({0} PROPERTIES CUDA_ARCHITECTURES {2} CUDA_STANDARD 17\n"
+      "                      CUDA_STANDARD_REQUIRED ON)\n",
+      name, arch_name, arch);
+  m.kernel_functions = static_cast<int>(module.kernels.size());
+  return m;
+}
+
+}  // namespace aotc::codegen

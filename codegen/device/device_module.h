@@ -1,0 +1,67 @@
+#pragma once
+/// The device module of a package, independent of the kernel language's host API: the kernel
+/// source (one dialect), where every tensor lives in device memory, and the launches a run
+/// makes. Language emitters (codegen/opencl/, codegen/cuda/) render it as host code over
+/// runtime_stub/aotc_device.h tables and their own runtime glue.
+///
+/// Device memory (see aotc_device.h) is three buffers: the arena (intermediate values at the
+/// offsets of the memory plan), the weights (the weights blob) and the io buffer, which holds
+/// the graph inputs and the graph outputs that kernels write, each at an aligned offset.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/device/device_kernel.h"
+#include "codegen/device/kernel_dialect.h"
+#include "targets/target.h"
+
+namespace aotc::codegen {
+
+enum class DeviceBuffer { kArena = 0, kWeights = 1, kIo = 2 };
+
+/// A tensor's bytes in device memory.
+struct DeviceSpan {
+  DeviceBuffer buffer = DeviceBuffer::kArena;
+  int64_t offset = 0;
+  int64_t bytes = 0;
+};
+
+struct DeviceModule {
+  /// The kernel source: a comment header, the dialect's prelude and every distinct kernel.
+  std::string source;
+  struct Kernel {
+    std::string name;
+    int line = 0;  ///< 1-based line of its definition in `source`.
+    int64_t local_bytes = 0;
+  };
+  std::vector<Kernel> kernels;
+  struct Launch {
+    int kernel = 0;
+    const Node* node = nullptr;
+    LaunchSize size;
+    std::vector<DeviceSpan> args;  ///< One per buffer parameter, in parameter order.
+  };
+  std::vector<Launch> launches;
+  std::array<int64_t, 3> buffer_bytes = {0, 0, 0};  ///< Indexed by DeviceBuffer.
+  std::vector<DeviceSpan> inputs;   ///< Where each graph input is copied to (in the io buffer).
+  std::vector<DeviceSpan> outputs;  ///< Where each graph output is read from.
+  bool needs_fp64 = false;
+};
+
+/// Emits every node's kernels with `dialect`, names the distinct ones k<N>_<op>_<what> in first
+/// use order, and places every operand. `source_banner` starts the kernel source (one line,
+/// without comment syntax). Fails with the emitter's reason when a node has no kernel.
+Expected<DeviceModule> build_device_module(const ModuleSpec& spec, const KernelDialect& dialect,
+                                           const TargetFacts& facts);
+
+/// C++ source defining `static const aotc_device_module <symbol>` (runtime_stub/aotc_device.h)
+/// for the module, whose kernel source text is the extern char array `source_symbol` (none when
+/// empty: languages compiled ahead of time, like CUDA, need no source at run time) and whose
+/// kernel source file in the package is `source_file`.
+std::string render_device_tables(const DeviceModule& m, const ModuleSpec& spec,
+                                 const std::string& symbol, const std::string& source_symbol,
+                                 const std::string& source_file);
+
+}  // namespace aotc::codegen

@@ -1,0 +1,18 @@
+#include "codegen/device/kernel_dialect.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace aotc::codegen {
+
+std::string KernelDialect::cast(const std::string& type, const std::string& value) const {
+  return "(" + type + ")(" + value + ")";
+}
+
+const MatrixUnit* KernelDialect::matrix_unit(DType) const { return nullptr; }
+
+std::string index_type(const KernelDialect& d, int64_t max_elements) {
+  return max_elements < std::numeric_limits<int32_t>::max() ? "int" : d.int64_type();
+}
+
+}  // namespace aotc::codegen

@@ -1,0 +1,105 @@
+#include "codegen/opencl/opencl_emitter.h"
+
+#include "codegen/cpp/cpp_emitter.h"
+#include "codegen/device/device_module.h"
+#include "codegen/opencl/opencl_dialect.h"
+#include "codegen/package_api.h"
+#include "codegen/package_writer.h"
+
+namespace aotc::codegen {
+
+const KernelDialect& opencl_dialect() {
+  static const OpenClDialect dialect;
+  return dialect;
+}
+
+Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetFacts& facts,
+                                           const KernelDialect& dialect) {
+  AOTC_ASSIGN_OR_RETURN(DeviceModule module, build_device_module(spec, dialect, facts));
+  const std::string& name = spec.name;
+  const std::string uname = upper_identifier(name);
+  const Graph& g = spec.graph;
+  const bool embedded = spec.embed_weights && spec.weights.total_bytes > 0;
+  const std::string kernel_file = "src/" + name + ".cl";
+  const std::string source_symbol = name + "_kernel_source";
+
+  EmittedModule m;
+  m.files.push_back({kernel_file, module.source, {}});
+
+  std::string weights_source = spec.weights.total_bytes == 0
+                                   ? std::string("empty: this model has none")
+                               : embedded ? "compiled into the library as " + name + "_weights"
+                                          : "the bytes of the package's file " + spec.weights_file;
+  std::string embedded_decl;
+  if (embedded) {
+    embedded_decl = fmt::format(
+        "\n/* The weights, compiled into the library. */\n"
+        "extern const unsigned char {}_weights[];\n",
+        name);
+  }
+  m.files.push_back(
+      {"include/" + name + ".h",
+       render_embedded("codegen/opencl/templates/model.h.in",
+                       {{"BANNER", spec.banner},
+                        {"NAME", name},
+                        {"UNAME", uname},
+                        {"WEIGHTS_SOURCE", weights_source},
+                        {"DEVICE_ARENA_BYTES", std::to_string(module.buffer_bytes[0])},
+                        {"DEVICE_IO_BYTES", std::to_string(module.buffer_bytes[2])},
+                        {"WEIGHTS_BYTES", std::to_string(spec.weights.total_bytes)},
+                        {"NUM_INPUTS", std::to_string(g.inputs().size())},
+                        {"NUM_OUTPUTS", std::to_string(g.outputs().size())},
+                        {"TENSOR_DEFINES", tensor_defines(uname, "input", g.inputs()) +
+                                               tensor_defines(uname, "output", g.outputs())},
+                        {"EMBEDDED_WEIGHTS_DECL", embedded_decl}}),
+       {}});
+  std::string tables = render_device_tables(module, spec, "kModule", source_symbol, kernel_file);
+  m.files.push_back(
+      {"src/" + name + ".cpp",
+       render_embedded(
+           "codegen/opencl/templates/model.cpp.in",
+           {{"BANNER", spec.banner}, {"NAME", name}, {"UNAME", uname}, {"TABLES", tables}}),
+       {}});
+  m.library_sources.push_back("src/" + name + ".cpp");
+  if (embedded) {
+    auto blob = spec.weights_blob;
+    std::string banner = spec.banner, symbol = name + "_weights";
+    m.files.push_back(
+        {"src/" + name + "_weights.cpp", "", [blob, banner, symbol](std::ostream& os) {
+           return write_embedded_bytes(os, banner, symbol, *blob);
+         }});
+    m.library_sources.push_back("src/" + name + "_weights.cpp");
+  }
+
+  RunnerTables runner = runner_tables(uname, g);
+  bool has_file = !embedded && spec.weights.total_bytes > 0;
+  m.files.push_back(
+      {"runner/main.cpp",
+       render_embedded(
+           "codegen/opencl/templates/runner_main.cpp.in",
+           {{"BANNER", spec.banner},
+            {"NAME", name},
+            {"UNAME", uname},
+            {"TENSOR_TABLES", runner.definitions},
+            {"INPUTS_TABLE", runner.inputs},
+            {"OUTPUTS_TABLE", runner.outputs},
+            {"EMBEDDED_WEIGHTS", embedded ? name + "_weights" : "nullptr"},
+            {"WEIGHTS_FILE", has_file ? c_string_literal(spec.weights_file) : "nullptr"}}),
+       {}});
+  m.runner_source = "runner/main.cpp";
+  for (PackageFile& f : embedded_files_under("codegen/opencl/runtime", "opencl"))
+    m.files.push_back(std::move(f));
+
+  m.build.setup =
+      "# The OpenCL glue (aotc_opencl) and aotc_opencl_embed_source().\n"
+      "include(${CMAKE_CURRENT_SOURCE_DIR}/opencl/opencl.cmake)\n";
+  m.build.rules = fmt::format(
+      "# The kernels are built from source at init; the library carries them as a string.\n"
+      "target_link_libraries({0} PUBLIC aotc_opencl)\n"
+      "aotc_opencl_embed_source({0} ${{CMAKE_CURRENT_SOURCE_DIR}}/{1} {2})\n",
+      name, kernel_file, source_symbol);
+  m.kernel_functions = static_cast<int>(module.kernels.size());
+  return m;
+}
+
+}  // namespace aotc::codegen
