@@ -41,12 +41,23 @@ DEPTHWISE = {
 # the implicit GEMM, whose im2col packing handles padding, strides and dilation.
 CONV = {
     "conv3x3_s1": ((1, 5, 9, 23), (12, 5, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    "conv3x3_s1_wide": ((1, 5, 9, 40), (12, 5, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "conv3x3_s2_dilated": ((1, 4, 17, 19), (8, 4, 3, 3), (2, 2), (2, 2), (2, 1, 0, 3), 1),
     "conv3x3_wide_pads": ((1, 3, 4, 5), (6, 3, 3, 3), (1, 1), (1, 1), (4, 6, 3, 7), 1),
     "conv5x3_s3_grouped": ((2, 8, 20, 31), (10, 4, 5, 3), (3, 2), (1, 1), (2, 0, 1, 1), 2),
+    # Unit stride with a grid at most 8% wider than the output: the GEMM reads the zero-padded
+    # input in place (no im2col), an unpadded one reads X itself; the grid columns past the
+    # output width are dropped. The 1x1s take im2col panels.
+    "conv3x3_s1_dilated_grouped": ((1, 6, 13, 50), (12, 2, 3, 3), (1, 1), (2, 1), (1, 2, 0, 3), 3),
+    "conv3x3_valid_in_place": ((1, 5, 8, 40), (6, 5, 3, 3), (1, 1), (1, 1), (0, 0, 0, 0), 1),
+    "conv1x1_in_place": ((2, 16, 7, 9), (20, 16, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
+    "conv1x1_padded": ((1, 8, 5, 6), (10, 8, 1, 1), (1, 1), (1, 1), (1, 0, 2, 1), 1),
+    "conv1x5_s1": ((1, 7, 6, 60), (9, 7, 1, 5), (1, 1), (1, 1), (0, 2, 0, 2), 1),
     # K = 576 and 1350: deep enough to be cut into K blocks with running sums in scratch.
     "conv3x3_deep": ((1, 64, 9, 11), (20, 64, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    "conv3x3_deep_shifted": ((1, 64, 5, 30), (20, 64, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "conv3x3_deep_threads": ((1, 150, 14, 14), (40, 150, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    "conv3x3_deep_threads_shifted": ((1, 150, 7, 28), (40, 150, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
 }
 
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).

@@ -151,12 +151,13 @@ EpilogueStore<F> epilogue_store(F f) {
 enum class KBlock { kWhole, kFirst, kMiddle, kLast };
 
 /// One register tile: MR rows of A (A(i, p) = a[i * kAR + p * kAC]) times one B panel of kCols
-/// columns (row p at b + p * kCols), summed over KB rows of B; as `kPart` says, the sums start
+/// columns (row p at b + p * kCols, or at b + off[p] when kShifted), summed over KB rows of B; as `kPart` says, the sums start
 /// from zero or from `partial` (MR x kTileCols floats) and end in the store policy or in
 /// `partial`.
-template <int MR, int kCols, int64_t KB, int64_t kAR, int64_t kAC, KBlock kPart, typename Store>
-AOTC_SIMD_INLINE void tile(const float* a, const float* b, float* partial, Store& store,
-                           int64_t i0, int64_t j0) {
+template <int MR, int kCols, int64_t KB, int64_t kAR, int64_t kAC, KBlock kPart, bool kShifted,
+          typename Store>
+AOTC_SIMD_INLINE void tile(const float* a, const float* b, const int64_t* off, float* partial,
+                           Store& store, int64_t i0, int64_t j0) {
   constexpr int NV = vectors(kCols);
   V::reg acc[MR][NV];
 #pragma GCC unroll 16
@@ -168,10 +169,11 @@ AOTC_SIMD_INLINE void tile(const float* a, const float* b, float* partial, Store
                       : V::load(partial + i * kTileCols + v * kLanes);
   for (int64_t p = 0; p < KB; ++p) {
     V::reg bv[NV];
+    const float* brow = kShifted ? b + off[p] : b + p * kCols;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
-      bv[v] = (v + 1) * kLanes <= kCols ? V::load(b + p * kCols + v * kLanes)
-                                        : V::load_n(b + p * kCols + v * kLanes, kCols - v * kLanes);
+      bv[v] = (v + 1) * kLanes <= kCols ? V::load(brow + v * kLanes)
+                                        : V::load_n(brow + v * kLanes, kCols - v * kLanes);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const V::reg av = V::set1(a[i * kAR + p * kAC]);
@@ -207,30 +209,49 @@ struct KBlocking {
   static constexpr int64_t kLastKB = K - (kBlocks - 1) * kKB;     // the last block
 };
 
+/// How B is read. PackedRows: from panels (panel j at bp + j * kTileCols * K, its rows
+/// kTileCols or, for the last, N % kTileCols floats apart). ShiftedRows<T>: B(p, n) =
+/// bp[T::kOffsets.at[p] + n], row p a shifted window of one source (a unit-stride convolution
+/// reading its padded input in place; T::kOffsets.at holds K offsets).
+struct PackedRows {
+  static constexpr bool kShifted = false;
+  static constexpr const int64_t* offsets() { return nullptr; }
+};
+template <typename T>
+struct ShiftedRows {
+  static constexpr bool kShifted = true;
+  static constexpr const int64_t* offsets() { return T::kOffsets.at; }
+};
+
 /// The register tile (r, j) over rows [k0, k0 + KB) of B, as `kPart` says.
-template <int64_t M, int64_t N, int64_t K, typename A, int64_t KB, KBlock kPart, typename Store>
+template <int64_t M, int64_t N, int64_t K, typename A, typename BR, int64_t KB, KBlock kPart,
+          typename Store>
 AOTC_SIMD_INLINE void tile_at(const float* a, const float* bp, float* partial, Store& store,
                               int64_t r, int64_t j, int64_t k0) {
   constexpr int MR = kTileRows, NR = kTileCols;
   constexpr int64_t kFullPanels = N / NR, kFullRows = M / MR;
   constexpr int kTailCols = static_cast<int>(N % NR), kTailRows = static_cast<int>(M % MR);
+  constexpr bool kS = BR::kShifted;
   const float* ar = A::packed ? a + r * MR * K : a + r * MR * A::lda;
+  const int64_t* off = kS ? BR::offsets() + k0 : nullptr;
+  const float* b_full = kS ? bp + j * NR : bp + j * NR * K + k0 * NR;
+  const float* b_tail = kS ? bp + j * NR : bp + j * NR * K + k0 * kTailCols;
   if (r < kFullRows) {
     constexpr int64_t kAR = A::packed ? 1 : A::lda, kAC = A::packed ? MR : 1;
     if (j < kFullPanels)
-      tile<MR, NR, KB, kAR, kAC, kPart>(ar + k0 * kAC, bp + j * NR * K + k0 * NR, partial, store,
-                                        r * MR, j * NR);
+      tile<MR, NR, KB, kAR, kAC, kPart, kS>(ar + k0 * kAC, b_full, off, partial, store, r * MR,
+                                            j * NR);
     else if constexpr (kTailCols > 0)
-      tile<MR, kTailCols, KB, kAR, kAC, kPart>(ar + k0 * kAC, bp + j * NR * K + k0 * kTailCols,
-                                               partial, store, r * MR, j * NR);
+      tile<MR, kTailCols, KB, kAR, kAC, kPart, kS>(ar + k0 * kAC, b_tail, off, partial, store,
+                                                   r * MR, j * NR);
   } else if constexpr (kTailRows > 0) {
     constexpr int64_t kAR = A::packed ? 1 : A::lda, kAC = A::packed ? kTailRows : 1;
     if (j < kFullPanels)
-      tile<kTailRows, NR, KB, kAR, kAC, kPart>(ar + k0 * kAC, bp + j * NR * K + k0 * NR, partial,
-                                               store, r * MR, j * NR);
+      tile<kTailRows, NR, KB, kAR, kAC, kPart, kS>(ar + k0 * kAC, b_full, off, partial, store,
+                                                   r * MR, j * NR);
     else if constexpr (kTailCols > 0)
-      tile<kTailRows, kTailCols, KB, kAR, kAC, kPart>(
-          ar + k0 * kAC, bp + j * NR * K + k0 * kTailCols, partial, store, r * MR, j * NR);
+      tile<kTailRows, kTailCols, KB, kAR, kAC, kPart, kS>(ar + k0 * kAC, b_tail, off, partial,
+                                                          store, r * MR, j * NR);
   }
 }
 
@@ -242,7 +263,7 @@ AOTC_SIMD_INLINE void tile_at(const float* a, const float* bp, float* partial, S
 /// sums in `partial` (kRowBlock x kGroup tiles of kTileRows x kTileCols floats; unused without
 /// K blocking).
 template <int64_t M, int64_t N, int64_t K, typename A, int64_t kGroup, int64_t kKc,
-          int64_t kRowBlock, typename Store>
+          int64_t kRowBlock, typename BR = PackedRows, typename Store>
 inline void gemm(const float* a, const float* bp, Store& store, float* partial,
                  int64_t panel_begin, int64_t panel_end, int64_t row_begin, int64_t row_end) {
   using KBs = KBlocking<K, kKc>;
@@ -251,7 +272,7 @@ inline void gemm(const float* a, const float* bp, Store& store, float* partial,
     if constexpr (KBs::kBlocks == 1) {
       for (int64_t r = row_begin; r < row_end; ++r)
         for (int64_t j = g0; j < g1; ++j)
-          tile_at<M, N, K, A, K, KBlock::kWhole>(a, bp, partial, store, r, j, 0);
+          tile_at<M, N, K, A, BR, K, KBlock::kWhole>(a, bp, partial, store, r, j, 0);
     } else {
       for (int64_t rb = row_begin; rb < row_end; rb += kRowBlock) {
         const int64_t re = std::min(row_end, rb + kRowBlock);
@@ -263,11 +284,11 @@ inline void gemm(const float* a, const float* bp, Store& store, float* partial,
             for (int64_t r = rb; r < re; ++r) {
               float* part = partial + ((r - rb) * kGroup + (j - g0)) * kTileRows * kTileCols;
               if (kb == 0)
-                tile_at<M, N, K, A, KBs::kKB, KBlock::kFirst>(a, bp, part, store, r, j, k0);
+                tile_at<M, N, K, A, BR, KBs::kKB, KBlock::kFirst>(a, bp, part, store, r, j, k0);
               else if (kb + 1 < KBs::kBlocks)
-                tile_at<M, N, K, A, KBs::kKB, KBlock::kMiddle>(a, bp, part, store, r, j, k0);
+                tile_at<M, N, K, A, BR, KBs::kKB, KBlock::kMiddle>(a, bp, part, store, r, j, k0);
               else
-                tile_at<M, N, K, A, KBs::kLastKB, KBlock::kLast>(a, bp, part, store, r, j, k0);
+                tile_at<M, N, K, A, BR, KBs::kLastKB, KBlock::kLast>(a, bp, part, store, r, j, k0);
             }
           }
         }
@@ -494,6 +515,88 @@ inline void depthwise_plane(const float* x, const float* w, float* scratch, Stor
     store.row(out, i, oh * G::kOW, static_cast<int>(G::kOW));
   }
 }
+
+/// A unit-stride 2-D convolution of one group computed over its padded input in place (a
+/// "shifted" GEMM, no im2col): the group's input is copied once into a zero-padded plane per
+/// channel of kGridH x kGridW floats (kGridW = OW + (KW - 1) DW), and the GEMM's columns are the
+/// pixels of an output grid that wide, pixel (oh, ow) at oh * kGridW + ow; the columns with
+/// ow >= OW are computed from whatever follows and never stored (GridStore). Row (c, kh, kw) of
+/// B is then the padded input shifted by kOffsets.at[row] = c kPlane + kh DH kGridW + kw DW.
+/// When nothing is padded and the grid is the input (1x1), X is read in place (kInPlace).
+template <int64_t C, int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t DH, int64_t DW,
+          int64_t PH, int64_t PW, int64_t OH, int64_t OW>
+struct ShiftedConv {
+  static constexpr int64_t kGridW = OW + (KW - 1) * DW, kGridH = OH + (KH - 1) * DH;
+  static constexpr int64_t kPlane = kGridH * kGridW;
+  static constexpr int64_t kK = C * KH * KW;
+  static constexpr int64_t kN = OH * kGridW;  // GEMM columns: the grid's pixels
+  static constexpr bool kInPlace = PH == 0 && PW == 0 && kGridW == IW && kGridH == IH;
+  /// Floats of the padded copy: the planes, then zeros for the widest shift of the last pixel.
+  static constexpr int64_t kPaddedFloats = C * kPlane + (KW - 1) * DW;
+  struct Offsets {
+    int64_t at[kK];
+  };
+  static constexpr Offsets make_offsets() {
+    Offsets o{};
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw)
+          o.at[(c * KH + kh) * KW + kw] = c * kPlane + kh * DH * kGridW + kw * DW;
+    return o;
+  }
+  static constexpr Offsets kOffsets = make_offsets();
+  static constexpr int64_t kIH = IH, kIW = IW, kPH = PH, kPW = PW, kC = C;
+};
+
+/// Copies the group's input (C planes of IH x IW) into S's zero-padded grid planes.
+template <typename S>
+inline void pad_input(const float* x, float* xp) {
+  for (int64_t c = 0; c < S::kC; ++c) {
+    for (int64_t r = 0; r < S::kGridH; ++r) {
+      float* d = xp + c * S::kPlane + r * S::kGridW;
+      const int64_t ih = r - S::kPH;
+      if (ih < 0 || ih >= S::kIH) {
+        std::fill(d, d + S::kGridW, 0.0f);
+        continue;
+      }
+      // Grid column s reads input column s - PW.
+      const int64_t s_lo = std::min<int64_t>(S::kPW, S::kGridW);
+      const int64_t s_hi = std::clamp<int64_t>(S::kIW + S::kPW, s_lo, S::kGridW);
+      std::fill(d, d + s_lo, 0.0f);
+      if (s_hi > s_lo)
+        std::copy(x + (c * S::kIH + ih) * S::kIW + (s_lo - S::kPW),
+                  x + (c * S::kIH + ih) * S::kIW + (s_hi - S::kPW), d + s_lo);
+      std::fill(d + s_hi, d + S::kGridW, 0.0f);
+    }
+  }
+  std::fill(xp + S::kC * S::kPlane, xp + S::kPaddedFloats, 0.0f);
+}
+
+/// Store policy over the output grid of a ShiftedConv: grid column q = oh * kGridW + ow goes to
+/// column oh * kOW + ow of the inner policy when ow < kOW; the others are dropped.
+template <typename Inner, int64_t kGridW, int64_t kOW>
+struct GridStore {
+  Inner& inner;
+  template <int MR, int kCols>
+  AOTC_SIMD_INLINE void tile(const V::reg (&acc)[MR][vectors(kCols)], int64_t i0, int64_t j0) {
+    if constexpr (kGridW == kOW) {
+      inner.template tile<MR, kCols>(acc, i0, j0);
+    } else {
+      constexpr int64_t ld = vectors(kCols) * kLanes;
+      alignas(64) float t[MR * ld];
+      store_tile<MR, kCols>(acc, t, ld);
+      for (int64_t c = 0; c < kCols;) {
+        const int64_t q = j0 + c, oh = q / kGridW, ow = q % kGridW;
+        const int64_t len = std::min<int64_t>(kCols - c, kGridW - ow);
+        if (ow < kOW) {
+          const int valid = static_cast<int>(std::min<int64_t>(len, kOW - ow));
+          for (int r = 0; r < MR; ++r) inner.row(t + r * ld + c, i0 + r, oh * kOW + ow, valid);
+        }
+        c += len;
+      }
+    }
+  }
+};
 
 /// The static partition of `total` work items among `parts`: [begin, end) of part `part`.
 AOTC_SIMD_INLINE void partition(int64_t total, int parts, int part, int64_t* begin, int64_t* end) {
