@@ -23,7 +23,9 @@ GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, in
   const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
   GemmBlocking b;
   b.kc = std::max<int64_t>(64, l1 / 2 / (tile.nr * 4));
-  if (k <= 2 * b.kc) return b;
+  // A block of B pays only when several row tiles read it; with one (decoding, M = 1) the
+  // blocks would only hop between panels instead of streaming each one.
+  if (k <= 2 * b.kc || rows <= tile.mr) return b;
   // As aotc_simd::KBlocking: equal blocks but the last.
   b.blocks = (k + b.kc - 1) / b.kc;
   const int64_t kb = (k + b.blocks - 1) / b.blocks;
@@ -40,8 +42,11 @@ GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, in
 }
 
 std::string emit_gemm_blocking(CppKernel& k, const GemmBlocking& b, int parts) {
-  k.w.line("constexpr int64_t kKc = {}, kRowBlock = {};  // K blocks of kKc rows of B; row tiles per block",
-           b.kc, b.row_block);
+  if (b.blocks > 1)
+    k.w.line("constexpr int64_t kKc = {}, kRowBlock = {};  // K blocks of kKc rows of B; row tiles per block",
+             b.kc, b.row_block);
+  else
+    k.w.line("constexpr int64_t kKc = kK, kRowBlock = 1;  // K is not blocked");
   k.w.line("static_assert(aotc_simd::KBlocking<kK, kKc>::kBlocks == {}, \"K blocks as reserved\");",
            b.blocks);
   if (b.partial_floats == 0) return "";

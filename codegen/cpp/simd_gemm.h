@@ -24,7 +24,7 @@ int64_t panel_group(const TargetFacts& facts, int64_t k);
 
 /// The K blocking of aotc_simd::gemm for a product of `rows` rows (per thread) and depth k whose
 /// panels go in groups of `group`: `kc` rows of B per block (a block of one B panel fills half
-/// of L1); products deeper than 2 kc are cut into `blocks` blocks, and then `row_block` row
+/// of L1); products deeper than 2 kc with more than one row tile are cut into `blocks` blocks, and then `row_block` row
 /// tiles (their A blocks and running sums fill most of L2) keep running sums for the whole
 /// group in `partial_floats` floats of scratch per thread.
 struct GemmBlocking {
