@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "aotc_dtypes.h"
+#include "aotc_math.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -37,6 +37,9 @@ void add_activation_expressions(ExpressionTable& table) {
        [](ExprBuilder& b, DType t, const ActivationParams& p, const std::string& a) {
          std::string ct = compute_type(t);
          if (!p.tanh_approximation) {
+           // float: aotc_math.h's aotc_gelu_erf, libm's erfcf unless the target's flags
+           // select the vectorizable version (AOTC_VECTOR_MATH).
+           if (ct == "float") return fmt::format("aotc_gelu_erf({})", a);
            // 1 + erf(x / sqrt 2) written as erfc(-x / sqrt 2): no cancellation for x < 0.
            return fmt::format("{} * {} * std::erfc({} * {})", float_constant(t, 0.5), a,
                               float_constant(t, -1.0 / std::sqrt(2.0)), a);
