@@ -327,7 +327,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p) {
   const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
                                  (n + tile.nr - 1) / tile.nr);
   const GemmBlocking blocking =
-      gemm_blocking(facts, split.by_panels ? m : (m + split.parts - 1) / split.parts, kk, group);
+      gemm_blocking(facts, split.rows_per_part(m), kk, group);
 
   CodeWriter& w = k.w;
   w.line("// {}x{} register tiles of the {} GEMM over the {} input (no im2col); W {}.", tile.mr,
@@ -359,13 +359,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p) {
     w.line("const float* src = padded;");
   }
   emit_parallel_begin(k, split);
-  w.line("int64_t panel_begin = 0, panel_end = kPanels, row_begin = 0, row_end = kRowTiles;");
-  if (split.parts > 1) {
-    if (split.by_panels)
-      w.line("aotc_simd::partition(kPanels, kParts, part, &panel_begin, &panel_end);");
-    else
-      w.line("aotc_simd::partition(kRowTiles, kParts, part, &row_begin, &row_end);");
-  }
+  emit_part_ranges(k, split);
   emit_partial_pointer(k, blocking, partial_base);
   const std::vector<AxisRange> coords = {{0, 1, "n"}, {1, 2, "g * kGroupOutC + i"}, {2, 4, "j"}};
   AOTC_RETURN_IF_ERROR(emit_store_policy(k, "y", "kOutPlane", coords, "i * kOutPlane + j",
@@ -414,16 +408,10 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   w.line("constexpr int64_t kGroup = {};  // im2col panels packed (and kept in L2) at once", group);
   w.line("constexpr int64_t kPackedFloats = kGroup * aotc_simd::kTileCols * kK;  // per part");
   std::string packed_base = k.scratch(split.parts * group * tile.nr * kk * 4);
-  const GemmBlocking blocking = gemm_blocking(facts, split.by_panels ? m : (m + split.parts - 1) / split.parts, kk, group);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group);
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   emit_parallel_begin(k, split);
-  w.line("int64_t panel_begin = 0, panel_end = kPanels, row_begin = 0, row_end = kRowTiles;");
-  if (split.parts > 1) {
-    if (split.by_panels)
-      w.line("aotc_simd::partition(kPanels, kParts, part, &panel_begin, &panel_end);");
-    else
-      w.line("aotc_simd::partition(kRowTiles, kParts, part, &row_begin, &row_end);");
-  }
+  emit_part_ranges(k, split);
   w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({}) + part * kPackedFloats;", packed_base);
   emit_partial_pointer(k, blocking, partial_base);
   w.open("for (int64_t n = 0; n < kBatch; ++n)");

@@ -117,7 +117,7 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
   const GemmBlocking first_blocking = gemm_blocking(facts, m, kk, 1);
   const int64_t group = panel_group(
       facts, first_blocking.blocks > 1 ? (kk + first_blocking.blocks - 1) / first_blocking.blocks : kk);
-  const GemmBlocking blocking = gemm_blocking(facts, split.by_panels ? m : (m + split.parts - 1) / split.parts, kk, group);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group);
   w.line("constexpr int64_t kGroup = {};  // B panels per group kept in L2", group);
   if (k.epilogue) k.epilogue->emit_prologue(w);
   auto access_line = [&](const char* name, const BatchAccess& acc_info) {
@@ -136,13 +136,7 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
   }
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   emit_parallel_begin(k, split);
-  w.line("int64_t panel_begin = 0, panel_end = kPanels, row_begin = 0, row_end = kRowTiles;");
-  if (split.parts > 1) {
-    if (split.by_panels)
-      w.line("aotc_simd::partition(kPanels, kParts, part, &panel_begin, &panel_end);");
-    else
-      w.line("aotc_simd::partition(kRowTiles, kParts, part, &row_begin, &row_end);");
-  }
+  emit_part_ranges(k, split);
   emit_partial_pointer(k, blocking, partial_base);
   std::string b_offset = b.table ? "kBOffset[batch]" : "batch * kBBatchStride";
   if (!prepacked) {

@@ -111,6 +111,15 @@ Status emit_store_policy(CppKernel& k, const std::string& y, const std::string& 
   return Status::ok();
 }
 
+void emit_part_ranges(CppKernel& k, const GemmSplit& split) {
+  k.w.line("int64_t panel_begin = 0, panel_end = kPanels, row_begin = 0, row_end = kRowTiles;");
+  if (split.parts == 1) return;
+  if (split.by_panels)
+    k.w.line("aotc_simd::partition(kPanels, kParts, part, &panel_begin, &panel_end);");
+  else
+    k.w.line("aotc_simd::partition(kRowTiles, kParts, part, &row_begin, &row_end);");
+}
+
 void emit_parallel_begin(CppKernel& k, const GemmSplit& split) {
   k.w.line("constexpr int kParts = {};  // threads sharing the work, each a static slice",
            split.parts);

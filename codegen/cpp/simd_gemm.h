@@ -42,6 +42,8 @@ void emit_partial_pointer(CppKernel& k, const GemmBlocking& b, const std::string
 struct GemmSplit {
   int parts = 1;
   bool by_panels = true;
+  /// Rows of an m-row product that one part computes (all of them when split by panels).
+  int64_t rows_per_part(int64_t m) const { return by_panels ? m : (m + parts - 1) / parts; }
 };
 /// At most ctx.threads parts, and one part per 64 Ki multiply-adds at least, so that small
 /// products stay on one thread (the threshold MLAS uses).
@@ -58,6 +60,10 @@ void emit_simd_asserts(CodeWriter& w, const SimdTile& tile);
 Status emit_store_policy(CppKernel& k, const std::string& y, const std::string& ld,
                          const std::vector<AxisRange>& coords, const std::string& out_index,
                          const std::string& bias = "");
+
+/// Declares the part's ranges panel_begin/panel_end over kPanels and row_begin/row_end over
+/// kRowTiles: this part's static share of the split (inside the part's body).
+void emit_part_ranges(CppKernel& k, const GemmSplit& split);
 
 /// Opens the body run by each thread: `part_fn` is a lambda taking the part number; runs it
 /// on the pool, or inline for one part. Close it with emit_parallel_end.
