@@ -3,72 +3,21 @@
 // nvcc ahead of time (codegen/cuda/cuda_emitter.h).
 //
 // Facts: an H100-SXM5 (132 SMs, 50 MB of L2, 67 TFLOP/s f32 without tensor cores, 3350 GB/s).
-// Tiles use the 48 KiB of statically declared shared memory every block may have and blocks of
-// 256 threads (eight warps).
-#include "targets/target.h"
-
-#include "codegen/cuda/cuda_emitter.h"
-#include "codegen/device/device_kernel.h"
+// The tiles and numerics all CUDA targets share are in targets/cuda_gpu_target.cpp.
+#include "targets/cuda_gpu_target.h"
 
 namespace aotc {
-namespace {
 
-class CudaSm90Target final : public Target {
- public:
-  CudaSm90Target() {
-    facts_.name = "cuda-sm90";
-    facts_.description =
-        "NVIDIA Hopper GPU (H100/H200, sm_90): CUDA C++ kernels compiled by nvcc into the package";
-    facts_.emitter = "cuda";
-    facts_.kernel_language = "CUDA C++";
-    facts_.execution = ExecutionModel::kDevice;
-    facts_.compute_units = 132;
-    facts_.vector_bits = 32 * 32;  // a warp of 32 threads with 32-bit lanes
-    facts_.alignment = 256;        // cudaMalloc's alignment; full 128-byte lines for every tensor
-    facts_.l2_bytes = 50 * 1024 * 1024;
-    facts_.local_memory_bytes = 48 * 1024;
-    facts_.max_work_group_size = 1024;
-    facts_.tiling.work_group_size = 256;
-    facts_.tiling.reduce_group_size = 256;
-    facts_.tiling.gemm_tile_m = 64;
-    facts_.tiling.gemm_tile_n = 64;
-    facts_.tiling.gemm_tile_k = 16;
-    facts_.tiling.gemm_thread_m = 4;
-    facts_.tiling.gemm_thread_n = 4;
-    // f16 and bf16 products on tensor cores: the same 64x64 block as four warps of 32x32, i.e.
-    // 2x2 16x16 wmma fragments each, so every A and B fragment read from shared memory feeds
-    // two multiplies and the accumulators take 32 registers a thread. 32-deep slices are two
-    // fragment steps between barriers; with the 64x64 float block they take 27 KiB of the 48.
-    facts_.tiling.matrix_warp_m = 32;
-    facts_.tiling.matrix_warp_n = 32;
-    facts_.tiling.matrix_tile_k = 32;
-    facts_.peak_gflops_f32 = 67000;
-    facts_.peak_memory_gbps = 3350;
-    for (int t = 0; t < kNumDTypes; ++t) facts_.dtypes.push_back(static_cast<DType>(t));
-    facts_.accumulation =
-        "f16 and bf16 are stored as such and computed in f32, except that their MatMul and Conv "
-        "products run on tensor cores (exact products, f32 sums in the tensor cores' order); f32 "
-        "in f32 with fused multiply-add (no TF32), GEMM and convolution sums in tile order; f64 "
-        "in f64; "
-        "IEEE-rounded division and square root (no --use_fast_math); round to nearest even";
-    facts_.flush_denormals = false;
-  }
-
-  const TargetFacts& facts() const override { return facts_; }
-  bool has_kernel(const std::string& op) const override {
-    return codegen::DeviceKernelRegistry::instance().find(op) != nullptr;
-  }
-  Status supports(const Node& node) const override { return codegen::cuda_supports(node, facts_); }
-  Expected<EmittedModule> emit(const ModuleSpec& spec) const override {
-    return codegen::emit_cuda_module(spec, facts_, 90);
-  }
-
- private:
-  TargetFacts facts_;
-};
-
-}  // namespace
-
-void register_cuda_sm90_target(TargetRegistry& r) { r.add(std::make_unique<CudaSm90Target>()); }
+void register_cuda_sm90_target(TargetRegistry& r) {
+  TargetFacts f = cuda_common_facts();
+  f.name = "cuda-sm90";
+  f.description =
+      "NVIDIA Hopper GPU (H100/H200, sm_90): CUDA C++ kernels compiled by nvcc into the package";
+  f.compute_units = 132;
+  f.l2_bytes = 50 * 1024 * 1024;
+  f.peak_gflops_f32 = 67000;
+  f.peak_memory_gbps = 3350;
+  r.add(std::make_unique<CudaGpuTarget>(std::move(f), 90));
+}
 
 }  // namespace aotc
