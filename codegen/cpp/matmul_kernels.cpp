@@ -83,6 +83,15 @@ std::optional<PanelPacking> matmul_weight_layout(const Node& node, int input, co
                       simd_tile(facts).nr, /*across_y=*/true};
 }
 
+/// Declares where operand `name`'s matrix of each batch entry starts: a table of offsets
+/// (broadcast batches) or one stride.
+void emit_batch_access(CodeWriter& w, const char* name, const BatchAccess& access) {
+  if (access.table)
+    w.line("static constexpr int64_t k{}Offset[kBatch] = {};", name, int_list(access.offsets));
+  else
+    w.line("constexpr int64_t k{}BatchStride = {};", name, access.stride);
+}
+
 /// Y = A * B with aotc_simd.h's register-tiled GEMM: B pre-packed at compile time when it is a
 /// constant, else packed at run time into scratch (once when it is the same for every batch
 /// entry); A read in place.
@@ -120,14 +129,8 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
   const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group);
   w.line("constexpr int64_t kGroup = {};  // B panels per group kept in L2", group);
   if (k.epilogue) k.epilogue->emit_prologue(w);
-  auto access_line = [&](const char* name, const BatchAccess& acc_info) {
-    if (acc_info.table)
-      w.line("static constexpr int64_t k{}Offset[kBatch] = {};", name, int_list(acc_info.offsets));
-    else
-      w.line("constexpr int64_t k{}BatchStride = {};", name, acc_info.stride);
-  };
-  access_line("A", a);
-  access_line("B", b);
+  emit_batch_access(w, "A", a);
+  emit_batch_access(w, "B", b);
   std::string packed_base;
   if (!prepacked) {
     const int64_t part_floats = panels_per_part * tile.nr * kk;
@@ -201,14 +204,8 @@ Status emit_matmul(CppKernel& k) {
   w.line("constexpr int64_t kM = {}, kK = {}, kN = {};", m, kk, n);
   w.line("constexpr int64_t kColumnBlock = {};  // output columns accumulated at once", block);
   if (k.epilogue) k.epilogue->emit_prologue(w);
-  auto access_line = [&](const char* name, const BatchAccess& acc_info) {
-    if (acc_info.table)
-      w.line("static constexpr int64_t k{}Offset[kBatch] = {};", name, int_list(acc_info.offsets));
-    else
-      w.line("constexpr int64_t k{}BatchStride = {};", name, acc_info.stride);
-  };
-  access_line("A", a);
-  access_line("B", b);
+  emit_batch_access(w, "A", a);
+  emit_batch_access(w, "B", b);
   // The accumulators live in the arena (scratch), not on the stack: a package's memory is all
   // in its header's numbers.
   const int64_t acc_bytes = is_integer(t) ? dtype_size(t) : t == DType::kFloat64 ? 8 : 4;
