@@ -25,6 +25,9 @@ class CppCpuTarget final : public Target {
   TargetFacts facts_;
 };
 
+/// The numerics of the SIMD flavours (x86-64-avx2, x86-64-avx512), for TargetFacts::accumulation.
+std::string simd_cpu_accumulation();
+
 /// Every IR dtype: what the C++ kernels of all CPU targets read and write.
 std::vector<DType> all_cpu_dtypes();
 

@@ -23,10 +23,7 @@ void register_x86_64_avx2_target(TargetRegistry& r) {
   f.l2_bytes = 512 * 1024;
   f.l3_bytes = 32 * 1024 * 1024;
   f.dtypes = all_cpu_dtypes();
-  f.accumulation =
-      "as x86-64, except that f32 sums of MatMul and Conv are accumulated in vector lanes (a "
-      "different summation order, same f32 precision) with fused multiply-adds; f32 GELU (erf form) "
-      "by a vectorized erfc and exp (aotc_math.h: relative error <= 3.4e-5 for x >= -4)";
+  f.accumulation = simd_cpu_accumulation();
   f.flush_denormals = false;
   r.add(std::make_unique<CppCpuTarget>(std::move(f)));
 }

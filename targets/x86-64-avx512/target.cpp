@@ -1,6 +1,6 @@
 // The x86-64-avx512 target: CPUs with AVX-512F/VL/BW/DQ (x86-64-v4: Skylake-SP and later, Zen 4
 // and later). The C++ emitter writes its heavy kernels (MatMul, Conv) with AVX-512 intrinsics:
-// 14x32 register tiles (28 accumulators of the 32 zmm registers), weights packed at compile time
+// 12x32 register tiles (24 accumulators of the 32 zmm registers), weights packed at compile time
 // into 32-column panels, column tails with mask registers. The package is built with
 // -mavx512f -mavx512vl -mavx512bw -mavx512dq -mfma.
 #include "targets/cpp_cpu_target.h"
@@ -23,10 +23,7 @@ void register_x86_64_avx512_target(TargetRegistry& r) {
   f.l2_bytes = 1024 * 1024;
   f.l3_bytes = 32 * 1024 * 1024;
   f.dtypes = all_cpu_dtypes();
-  f.accumulation =
-      "as x86-64, except that f32 sums of MatMul and Conv are accumulated in vector lanes (a "
-      "different summation order, same f32 precision) with fused multiply-adds; f32 GELU (erf form) "
-      "by a vectorized erfc and exp (aotc_math.h: relative error <= 3.4e-5 for x >= -4)";
+  f.accumulation = simd_cpu_accumulation();
   f.flush_denormals = false;
   r.add(std::make_unique<CppCpuTarget>(std::move(f)));
 }
