@@ -3,7 +3,9 @@
 that the node tests and models/ leave out: depthwise convolutions with odd widths (below, at
 and past one vector), strides 1 to 3, dilation, asymmetric padding, 5x5 taps, batch 2, fused
 activations and residuals; implicit-GEMM convolutions with strides, dilation, padding wider than the kernel and groups;
-GEMMs with ragged tiles, M = 1 and reductions deep enough for K blocking.
+GEMMs with ragged tiles, M = 1 and reductions deep enough for K blocking; the row-wise 2-D
+MaxPool/AveragePool (vectorised interior columns, per-tap borders) with strides, dilation,
+ceil_mode, rows too narrow for an interior and windows that start in the padding.
 
 All cases are branches of ONE model, so each (target, threads) pair is one package and one
 build; the packages of every thread count are built together. Each output must match
@@ -71,6 +73,19 @@ MATMUL = {
     "mm_deep_rows": ((130, 700), (700, 20)),
 }
 
+# name: (op, input NCHW, kernel, strides, dilations, pads (t, l, b, r), extra attributes)
+POOL = {
+    "maxpool3x3_s2_stem": ("MaxPool", (1, 4, 24, 37), (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), {}),
+    "maxpool2x2_ceil": ("MaxPool", (2, 3, 9, 11), (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), {"ceil_mode": 1}),
+    "maxpool3x2_dilated": ("MaxPool", (1, 2, 13, 40), (3, 2), (1, 2), (2, 3), (2, 1, 1, 1), {}),
+    "maxpool3x3_narrow": ("MaxPool", (1, 3, 6, 2), (3, 3), (1, 1), (1, 1), (1, 2, 1, 2), {}),
+    "avgpool3x3_s2_exclude_pad": ("AveragePool", (1, 5, 17, 35), (3, 3), (2, 2), (1, 1), (1, 1, 2, 2), {}),
+    "avgpool3x3_include_pad": ("AveragePool", (1, 3, 12, 21), (3, 3), (1, 1), (1, 1), (2, 1, 2, 1),
+                               {"count_include_pad": 1}),
+    "avgpool2x3_ceil_include_pad": ("AveragePool", (1, 2, 10, 19), (2, 3), (2, 3), (1, 1), (1, 1, 0, 1),
+                                    {"ceil_mode": 1, "count_include_pad": 1}),
+}
+
 
 def build_model(rng):
     inits, nodes, inputs, outputs = [], [], [], []
@@ -121,6 +136,16 @@ def build_model(rng):
         bias = const(f"{name}_bias", rng.standard_normal(b_shape[-1]))
         nodes.append(helper.make_node("MatMul", [a, b], [f"{name}_mm"], name=f"{name}_mm"))
         nodes.append(helper.make_node("Add", [f"{name}_mm", bias], [name], name=f"{name}_add"))
+        outputs.append(name)
+
+    for name, (op, shape, kernel, strides, dil, pads, extra) in POOL.items():
+        x = f"{name}_x"
+        inputs.append(helper.make_tensor_value_info(x, TensorProto.FLOAT, list(shape)))
+        feeds[x] = rng.standard_normal(shape).astype(np.float32)
+        attrs = dict(kernel_shape=list(kernel), strides=list(strides), pads=list(pads), **extra)
+        if dil != (1, 1):
+            attrs["dilations"] = list(dil)
+        nodes.append(helper.make_node(op, [x], [name], name=name, **attrs))
         outputs.append(name)
 
     graph = helper.make_graph(nodes, "simd_kernels", inputs, [], inits)
