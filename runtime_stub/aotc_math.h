@@ -18,9 +18,12 @@
 
 #ifdef AOTC_VECTOR_MATH
 /* exp(x) = 2^n exp(r), n = round(x / ln 2), r = x - n ln 2 in two parts; x is clamped so that
- * 2^n stays a normal float (exp(-87) ~ 1.6e-38 stands for anything smaller). */
+ * 2^n stays a normal float (exp(-87) ~ 1.6e-38 stands for anything smaller). The clamp is two
+ * comparisons, not fminf/fmaxf: without -ffinite-math-only those stay calls into libm (their
+ * NaN rule differs from maxps), which keeps every loop around them scalar. */
 static inline float aotc_vexpf(float x) {
-  x = fminf(fmaxf(x, -87.0f), 88.0f);
+  x = x < -87.0f ? -87.0f : x;
+  x = x > 88.0f ? 88.0f : x;
   const float n = rintf(x * 1.44269504f);
   float r = fmaf(n, -0.693145752f, x);
   r = fmaf(n, -1.42860677e-6f, r);

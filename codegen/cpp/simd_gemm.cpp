@@ -96,15 +96,26 @@ Status emit_store_policy(CppKernel& k, const std::string& y, const std::string& 
       "int64_t j0, int rows, int cols)");
   w.open("for (int r = 0; r < rows; ++r)");
   w.line("const int64_t i = i0 + r;");
-  w.open("for (int c = 0; c < cols; ++c)");
-  w.line("const int64_t j = j0 + c;");
   const std::string value =
       bias.empty() ? "tile[r * tile_ld + c]" : "tile[r * tile_ld + c] + " + bias;
-  if (k.epilogue) {
-    AOTC_RETURN_IF_ERROR(k.epilogue->emit_store(w, value, coords, y, out_index));
-  } else {
+  auto element = [&]() -> Status {
+    w.line("const int64_t j = j0 + c;");
+    if (k.epilogue) return k.epilogue->emit_store(w, value, coords, y, out_index);
     w.line("{}[{}] = {};", y, out_index, value);
-  }
+    return Status::ok();
+  };
+  // Whole tile rows take a loop of fixed length marked free of overlaps, which the compiler
+  // vectorises (epilogue math included); the ragged last panel keeps the plain loop.
+  w.open("if (cols == aotc_simd::kTileCols)");
+  w.line("AOTC_IVDEP");
+  w.open("for (int c = 0; c < aotc_simd::kTileCols; ++c)");
+  AOTC_RETURN_IF_ERROR(element());
+  w.close();
+  w.dedent();
+  w.open("}} else");
+  w.open("for (int c = 0; c < cols; ++c)");
+  AOTC_RETURN_IF_ERROR(element());
+  w.close();
   w.close();
   w.close();
   w.close(");");

@@ -15,8 +15,10 @@ void register_x86_64_avx512_target(TargetRegistry& r) {
   f.vector_bits = 512;
   f.vector_registers = 32;
   f.simd = "avx512";
+  // -fno-trapping-math: no kernel reads the floating-point exception flags, and without it GCC
+  // leaves loops with a float select (a clamp, GELU's two branches) scalar. Values are unchanged.
   f.cxx_flags = {"-O3",        "-mavx2",     "-mfma",      "-mf16c", "-mavx512f",
-                 "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mbmi2", "-DAOTC_VECTOR_MATH"};
+                 "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mbmi2", "-fno-trapping-math", "-DAOTC_VECTOR_MATH"};
   f.alignment = 64;
   // Zen 4 per core: 32 KiB L1d, 1 MiB L2 (Skylake-SP and later Intel cores: 48 KiB / 1-2 MiB).
   f.l1_bytes = 32 * 1024;

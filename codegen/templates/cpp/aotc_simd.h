@@ -25,6 +25,17 @@
 #define AOTC_SIMD_INLINE inline
 #endif
 
+// Before a loop whose iterations touch distinct elements (an epilogue reading operand element
+// e and writing result element e, possibly in place): lets the compiler vectorise it without
+// proving that the pointers do not overlap.
+#if defined(__clang__)
+#define AOTC_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define AOTC_IVDEP _Pragma("GCC ivdep")
+#else
+#define AOTC_IVDEP
+#endif
+
 namespace aotc_simd {
 
 #if defined(__AVX512F__)
