@@ -60,6 +60,8 @@ CONV = {
     "conv3x3_deep_shifted": ((1, 64, 5, 30), (20, 64, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "conv3x3_deep_threads": ((1, 150, 14, 14), (40, 150, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "conv3x3_deep_threads_shifted": ((1, 150, 7, 28), (40, 150, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    # K = 535: K blocks of 179, 179 and a shorter 177 rows; M = 14: a 2-row tail tile.
+    "conv1x5_deep_ragged_blocks": ((1, 107, 6, 20), (14, 107, 1, 5), (1, 1), (1, 1), (0, 2, 0, 2), 1),
 }
 
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).

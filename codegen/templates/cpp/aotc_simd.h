@@ -109,9 +109,10 @@ constexpr int vectors(int cols) { return (cols + kLanes - 1) / kLanes; }
 /// Stores a tile into row-major memory (row stride ld): whole vectors, then the masked tail.
 template <int MR, int kCols>
 AOTC_SIMD_INLINE void store_tile(const V::reg (&acc)[MR][vectors(kCols)], float* c, int64_t ld) {
+  // No unroll pragma on the vector loop: GCC unrolls it anyway (at most 2 iterations) and warns
+  // "ignoring loop annotation" where a one-vector tile leaves no loop to annotate.
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {
-#pragma GCC unroll 4
     for (int v = 0; v < vectors(kCols); ++v) {
       if ((v + 1) * kLanes <= kCols)
         V::store(c + i * ld + v * kLanes, acc[i][v]);
