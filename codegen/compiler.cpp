@@ -136,7 +136,8 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
                   blob,
                   options.embed_weights,
                   weights_file ? options.name + ".weights" : "",
-                  options.threads};
+                  options.threads,
+                  options.profile};
   AOTC_ASSIGN_OR_RETURN(EmittedModule module, target.emit(spec));
 
   std::vector<PackageFile> files = std::move(module.files);
@@ -227,6 +228,12 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
                          options.threads, options.target);
   }
 
+  if (options.profile && target.facts().emitter != "cpp") {
+    return invalid_model("--profile times the kernels of the C++ CPU targets; {} packages run "
+                         "their kernels on a device (time them with the vendor's profiler)",
+                         options.target);
+  }
+
   fs::path model_path(options.model_path);
   PackageOptions package;
   package.name = options.name.empty() ? codegen::sanitize_identifier(model_path.stem().string()) : options.name;
@@ -245,6 +252,7 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   package.embed_weights = options.embed_weights;
   package.arena_limit = options.arena_limit;
   package.threads = options.threads;
+  package.profile = options.profile;
 
   // Parsing first: the reader explains a missing, empty or truncated file best.
   AOTC_ASSIGN_OR_RETURN(auto proto, frontend::read_onnx_model(options.model_path));

@@ -35,6 +35,8 @@ struct CompileOptions {
   int64_t arena_limit = 0;
   /// Threads the kernels split their work across (--threads); 1 links no threads.
   int threads = 1;
+  /// Time every kernel call (--profile; CPU targets).
+  bool profile = false;
   PipelineOptions pipeline;
 };
 
@@ -59,6 +61,7 @@ struct PackageOptions {
   bool embed_weights = false;
   int64_t arena_limit = 0;  ///< As CompileOptions::arena_limit.
   int threads = 1;          ///< As CompileOptions::threads.
+  bool profile = false;     ///< As CompileOptions::profile.
 };
 
 /// Checks that the target accepts every node (naming all refused ones), plans memory (checking

@@ -62,6 +62,7 @@ struct Options {
   std::string weights;
   long bench_runs = 0;
   bool print = false;
+  bool profile = false;
   bool help = false;
 };
 
@@ -93,6 +94,7 @@ class Runner {
   bool write_outputs();
   void print_outputs() const;
   bool bench(long runs);
+  void print_profile() const;
   /// ": <the model's description of its last failure>", or "" when it gives none.
   std::string detail() const;
 
@@ -116,6 +118,10 @@ bool Runner::parse_args(int argc, char** argv) {
     }
     if (arg == "--print") {
       options_.print = true;
+      continue;
+    }
+    if (arg == "--profile") {
+      options_.profile = true;
       continue;
     }
     // Accept both "--flag VALUE" and "--flag=VALUE".
@@ -159,14 +165,18 @@ bool Runner::parse_args(int argc, char** argv) {
 
 void Runner::print_usage() const {
   std::printf(
-      "usage: %s [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N] [--print]\n\n"
+      "usage: %s [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N] [--print]\n"
+      "       [--profile]\n\n"
       "Runs the model '%s' once and writes output_<k>.pb (ONNX TensorProto) for each output.\n\n"
       "  --input FILE.pb   an input as an ONNX TensorProto, in graph-input order; give one per\n"
       "                    input or none (then deterministic inputs are generated)\n"
       "  --output-dir DIR  where to write the outputs (default: current folder; created)\n"
       "  --weights FILE    weights file (default: %s)\n"
       "  --bench N         run N more times and print latency statistics\n"
-      "  --print           print each output's shape, first values and largest element\n\n",
+      "  --print           print each output's shape, first values and largest element\n"
+      "  --profile         print the milliseconds per run of every node, slowest first (the\n"
+      "                    package must be compiled with `aotc compile --profile`; use --bench N\n"
+      "                    for steady figures)\n\n",
       program_.c_str(), model_.name ? model_.name : "model",
       model_.embedded_weights ? "the weights compiled into this program"
       : model_.weights_file   ? model_.weights_file
@@ -520,11 +530,42 @@ bool Runner::bench(long runs) {
   return true;
 }
 
+void Runner::print_profile() const {
+  const char* const* nodes = nullptr;
+  const uint64_t* ns = nullptr;
+  uint64_t runs = 0;
+  const int n = model_.profile(context_.get(), &nodes, &ns, &runs);
+  std::vector<int> order;
+  double total_ns = 0;
+  for (int i = 0; i < n; ++i) {
+    order.push_back(i);
+    total_ns += static_cast<double>(ns[i]);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ns[a] > ns[b]; });
+  const double per_run = runs > 0 ? 1.0 / static_cast<double>(runs) : 0.0;
+  std::printf("profile: %d timed nodes, %llu runs; milliseconds per run, slowest first\n", n,
+              static_cast<unsigned long long>(runs));
+  std::printf("%10s %7s %7s  %s\n", "ms/run", "%", "cum %", "node (op)");
+  double cumulative = 0;
+  for (int i : order) {
+    const double share = total_ns > 0 ? 100.0 * static_cast<double>(ns[i]) / total_ns : 0.0;
+    cumulative += share;
+    std::printf("%10.3f %7.2f %7.2f  %s\n", static_cast<double>(ns[i]) * 1e-6 * per_run, share,
+                cumulative, nodes[i]);
+  }
+  std::printf("%10.3f %7s %7s  in all timed nodes\n", total_ns * 1e-6 * per_run, "100.00", "");
+}
+
 int Runner::main(int argc, char** argv) {
   if (!parse_args(argc, argv)) return 2;
   if (options_.help) {
     print_usage();
     return 0;
+  }
+  if (options_.profile && model_.profile == nullptr) {
+    error("--profile: this package was compiled without timers; compile it again with "
+          "`aotc compile --profile`");
+    return 2;
   }
   if (!check_description()) return 1;
   size_t given = options_.inputs.size();
@@ -570,6 +611,7 @@ int Runner::main(int argc, char** argv) {
   if (!write_outputs()) return 1;
   if (options_.print) print_outputs();
   if (options_.bench_runs > 0 && !bench(options_.bench_runs)) return 1;
+  if (options_.profile) print_profile();
   return 0;
 }
 

@@ -6,7 +6,9 @@
  * reads inputs as ONNX TensorProto files in graph-input order (dtype and dims must match the
  * model; with no --input, deterministic inputs are generated), runs the model, writes
  * output_<k>.pb (TensorProto) in graph-output order into DIR (default: the current folder) and,
- * with --bench N, runs N more times and prints "median X ms (min Y ms, max Z ms, N runs)". */
+ * with --bench N, runs N more times and prints "median X ms (min Y ms, max Z ms, N runs)"; with
+ * --profile (packages compiled with `aotc compile --profile`), then prints the milliseconds per
+ * run of every node, slowest first. */
 #ifndef AOTC_RUNNER_H
 #define AOTC_RUNNER_H
 
@@ -48,6 +50,9 @@ typedef struct aotc_model_desc {
    * init has succeeded. */
   const char* (*error_message)(const void* ctx);
   void (*release)(void* ctx);
+  /* Optional: the per-node timings of a package compiled with --profile (its <name>_profile),
+   * which the runner's --profile prints. */
+  int (*profile)(const void* ctx, const char* const** nodes, const uint64_t** ns, uint64_t* runs);
 } aotc_model_desc;
 
 /* Parses the command line, runs the model and returns the process exit code (0 on success). */

@@ -97,6 +97,9 @@ struct ModuleSpec {
   bool embed_weights = false;
   std::string weights_file;  ///< File name of the weights next to the runner ("" when none).
   int threads = 1;           ///< Threads the kernels split their work across (--threads).
+  /// Time every kernel call (--profile): the package exports <name>_profile and its runner
+  /// prints the per-node table with --profile. Only the C++ CPU emitter offers it.
+  bool profile = false;
 };
 
 /// The rendered module: its files and how the package's build compiles them.

@@ -37,6 +37,7 @@ class CppModuleEmitter {
     std::vector<Node*> nodes = spec_.graph.nodes();
     for (const Node* n : nodes) AOTC_RETURN_IF_ERROR(emit_node(*n));
     emit_output_copies();
+    if (spec_.profile) run_.line("++profile->profile_runs;");
 
     EmittedModule m;
     const std::string& name = spec_.name;
@@ -64,6 +65,8 @@ class CppModuleEmitter {
  private:
   bool embedded() const { return spec_.embed_weights && spec_.weights.total_bytes > 0; }
   bool threaded() const { return spec_.threads > 1; }
+  /// Length of the --profile arrays (C has no empty arrays).
+  size_t profile_slots() const { return std::max<size_t>(1, profile_labels_.size()); }
 
   static std::string c_type(const Value& v) { return std::string(dtype_c_type(v.dtype())); }
 
@@ -183,11 +186,16 @@ class CppModuleEmitter {
     if (kernel.uses_pool) args.push_back("pool");
     run_.line("// node '{}' ({}): {}", comment_text(n.name()), n.op(), signature_comment(n, true));
     std::string call = it->second + "(" + join(args, ", ") + ");";
+    if (spec_.profile) run_.line("profile_start = aotc_profile_clock();");
     if (call.size() + 2 <= 100) {
       run_.raw_line(call);
     } else {  // One argument per line, aligned after the parenthesis.
       std::string pad(it->second.size() + 1, ' ');
       run_.raw_line(it->second + "(" + join(args, ",\n  " + pad) + ");");
+    }
+    if (spec_.profile) {
+      run_.line("profile->profile_ns[{}] += aotc_profile_clock() - profile_start;", profile_labels_.size());
+      profile_labels_.push_back(n.name() + " (" + n.op() + ")");
     }
     return Status::ok();
   }
@@ -245,9 +253,27 @@ class CppModuleEmitter {
                             {"EMBEDDED_WEIGHTS_DECL", embedded_decl},
                             {"CONTEXT_INCLUDES", threaded() ? "#include \"aotc_threads.h\"\n" : ""},
                             {"CONTEXT_FIELDS",
-                             threaded() ? fmt::format("\n  aotc_thread_pool pool; /* {} threads, started by init */",
-                                                      spec_.threads)
-                                        : ""},
+                             (threaded() ? fmt::format("\n  aotc_thread_pool pool; /* {} threads, started by init */",
+                                                       spec_.threads)
+                                         : "") +
+                                 (spec_.profile
+                                      ? fmt::format("\n  /* --profile: nanoseconds spent in each timed node over profile_runs runs\n"
+                                                    "   * (zeroed by init; read them with {}_profile). */\n"
+                                                    "  uint64_t profile_ns[{}];\n  uint64_t profile_runs;",
+                                                    spec_.name, profile_slots())
+                                      : "")},
+                            {"PROFILE_DECL",
+                             spec_.profile
+                                 ? fmt::format(
+                                       "\n/* Compiled with --profile: sets *nodes to the timed nodes' labels (\"name (Op)\",\n"
+                                       " * in run order), *ns to the nanoseconds each took over all runs of ctx since\n"
+                                       " * init and *runs to the number of runs; returns the number of nodes (-1 for a\n"
+                                       " * NULL ctx). Any out-pointer may be NULL. Each kernel call is timed on the\n"
+                                       " * monotonic clock (a few tens of ns per call). */\n"
+                                       "int {0}_profile(const {0}_context* ctx, const char* const** nodes, const uint64_t** ns,\n"
+                                       "                uint64_t* runs);\n",
+                                       spec_.name)
+                                 : ""},
                             {"INIT_DOC", threaded() ? fmt::format(
                                                           "\n * Starts the {} - 1 worker threads kernels share their "
                                                           "work with\n * (AOTC_ERR_UNSUPPORTED when the system "
@@ -267,16 +293,51 @@ class CppModuleEmitter {
          {"UNAME", uname_},
          {"KERNELS", kernels_.str()},
          {"RUN_BODY", run_.str()},
-         {"KERNEL_INCLUDES", includes},
-         {"INIT_THREADS", threaded() ? fmt::format("  const aotc_status started = aotc_pool_start(&ctx->pool, {});\n"
-                                                   "  if (started != AOTC_OK) return started;\n",
-                                                   spec_.threads)
-                                     : ""},
+         {"KERNEL_INCLUDES", includes + (spec_.profile ? "#include <chrono>\n" : "")},
+         {"INIT_THREADS", (spec_.profile ? "  std::memset(ctx->profile_ns, 0, sizeof ctx->profile_ns);\n"
+                                           "  ctx->profile_runs = 0;\n"
+                                         : "") +
+                              (threaded() ? fmt::format("  const aotc_status started = aotc_pool_start(&ctx->pool, {});\n"
+                                                        "  if (started != AOTC_OK) return started;\n",
+                                                        spec_.threads)
+                                          : "")},
+         {"PROFILE_DEFS", profile_definitions()},
          {"RELEASE_BODY", threaded() ? "  if (ctx != nullptr) aotc_pool_stop(&ctx->pool);\n" : "  (void)ctx;\n"},
          {"RUN_PROLOGUE",
-          threaded() ? "  // Kernels take the pool; its state is synchronisation only, not model state.\n"
-                       "  aotc_thread_pool* const pool = const_cast<aotc_thread_pool*>(&ctx->pool);\n"
-                     : ""}});
+          std::string(threaded() ? "  // Kernels take the pool; its state is synchronisation only, not model state.\n"
+                                   "  aotc_thread_pool* const pool = const_cast<aotc_thread_pool*>(&ctx->pool);\n"
+                                 : "") +
+              (spec_.profile ? fmt::format("  // --profile: the timings are the only state a run writes into the context.\n"
+                                           "  {0}_context* const profile = const_cast<{0}_context*>(ctx);\n"
+                                           "  uint64_t profile_start = 0;\n",
+                                           spec_.name)
+                             : "")}});
+  }
+
+  /// The --profile labels, clock and <name>_profile ("" without --profile).
+  std::string profile_definitions() const {
+    if (!spec_.profile) return "";
+    std::string labels;
+    for (const std::string& l : profile_labels_) labels += "    " + c_string_literal(l) + ",\n";
+    if (profile_labels_.empty()) labels = "    \"\",  // no node runs a kernel\n";
+    return fmt::format(
+        "\n// --profile: the label of each timed kernel call, in run order.\n"
+        "const char* const kProfileNodes[{0}] = {{\n{1}}};\n\n"
+        "uint64_t aotc_profile_clock() {{\n"
+        "  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(\n"
+        "      std::chrono::steady_clock::now().time_since_epoch()).count());\n"
+        "}}\n\n"
+        "}}  // namespace\n\n"
+        "extern \"C\" int {2}_profile(const {2}_context* ctx, const char* const** nodes, const uint64_t** ns,\n"
+        "                          uint64_t* runs) {{\n"
+        "  if (ctx == nullptr) return -1;\n"
+        "  if (nodes != nullptr) *nodes = kProfileNodes;\n"
+        "  if (ns != nullptr) *ns = ctx->profile_ns;\n"
+        "  if (runs != nullptr) *runs = ctx->profile_runs;\n"
+        "  return {3};\n"
+        "}}\n\n"
+        "namespace {{\n",
+        profile_slots(), labels, spec_.name, profile_labels_.size());
   }
 
   std::string runner() const {
@@ -291,6 +352,11 @@ class CppModuleEmitter {
          {"INPUTS_TABLE", tables.inputs},
          {"OUTPUTS_TABLE", tables.outputs},
          {"EMBEDDED_WEIGHTS", embedded() ? spec_.name + "_weights" : "nullptr"},
+         {"PROFILE_FN", spec_.profile ? fmt::format("\nint profile(const void* ctx, const char* const** nodes, const uint64_t** ns, uint64_t* runs) {{\n"
+                                                    "  return {0}_profile(static_cast<const {0}_context*>(ctx), nodes, ns, runs);\n}}\n",
+                                                    spec_.name)
+                                      : ""},
+         {"PROFILE", spec_.profile ? "profile" : "nullptr"},
          {"WEIGHTS_FILE", has_file ? c_string_literal(spec_.weights_file) : "nullptr"}});
   }
 
@@ -302,6 +368,7 @@ class CppModuleEmitter {
   CodeWriter kernels_;
   CodeWriter run_;
   std::map<std::string, std::string> function_by_text_;  ///< Signature + body -> function name.
+  std::vector<std::string> profile_labels_;  ///< --profile: "node (Op)" per timed kernel call.
   std::set<std::string> function_names_;
 };
 
