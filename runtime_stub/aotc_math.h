@@ -41,6 +41,15 @@ static inline float aotc_vexpf(float x) {
 }
 #endif
 
+/* exp(x) in float: the vectorizable version on SIMD targets, libm's expf elsewhere. */
+static inline float aotc_expf(float x) {
+#ifdef AOTC_VECTOR_MATH
+  return aotc_vexpf(x);
+#else
+  return expf(x);
+#endif
+}
+
 static inline float aotc_gelu_erf(float x) {
 #ifdef AOTC_VECTOR_MATH
   const float z = x * 0.707106781f, t = fabsf(z), s = z * z;

@@ -4,8 +4,13 @@
 //
 // Precision: elementwise arithmetic runs in the compute type (float for f16/bf16/f32), while
 // statistics (sums for means, variances and softmax denominators) accumulate in double, which
-// costs little next to the exp/sqrt calls and keeps long rows close to the double reference.
+// keeps long rows close to the double reference. Row statistics are summed in 8 double lanes
+// (added together at the end) and maxima in 8 lanes, so that the compiler vectorises them; a
+// single running sum is a chain it must keep in order. With --threads N, the row kernels
+// (LayerNormalization, RMSNormalization, Softmax along the last axis) split their rows.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "codegen/cpp/cpp_kernel.h"
 #include "graph/ops/op_helpers.h"
@@ -14,6 +19,46 @@ namespace aotc::codegen {
 namespace {
 
 std::vector<int64_t> dims_of(const Value* v) { return static_dims(v->shape()); }
+
+/// Declares `double <name>`, the sum of `term(c)` (a double expression of the column variable
+/// it is given) over c in [0, <count>): 8 lanes of partial sums, then the tail, then the lanes.
+void emit_lane_sum(CodeWriter& w, const std::string& name, const std::string& count,
+                   const std::function<std::string(const std::string&)>& term) {
+  w.line("double {}_lanes[8] = {{}};", name);
+  w.open("for (int64_t c0 = 0; c0 + 8 <= {}; c0 += 8)", count);
+  w.line("for (int l = 0; l < 8; ++l) {}_lanes[l] += {};", name, term("(c0 + l)"));
+  w.close();
+  w.line("double {} = 0.0;", name);
+  w.line("for (int64_t c = {0} / 8 * 8; c < {0}; ++c) {1} += {2};", count, name, term("c"));
+  w.line("for (int l = 0; l < 8; ++l) {0} += {0}_lanes[l];", name);
+}
+
+/// Opens the loop over rows r in [0, kRows): split into static parts among the thread pool
+/// when the package runs several threads and each part gets 64 Ki elements or more (as the
+/// GEMMs), else a plain loop. Returns the parts, for close_rows.
+int open_rows(CppKernel& k, int64_t rows, int64_t cols) {
+  constexpr int64_t kMinElementsPerThread = 64 * 1024;
+  const int parts = static_cast<int>(std::clamp<int64_t>(
+      rows * cols / kMinElementsPerThread, 1, std::min<int64_t>(k.ctx.threads, rows)));
+  CodeWriter& w = k.w;
+  if (parts == 1) {
+    w.open("for (int64_t r = 0; r < kRows; ++r)");
+    return 1;
+  }
+  w.line("constexpr int kParts = {};  // threads sharing the rows, each a static slice", parts);
+  w.open("auto part_fn = [&](int part)");
+  w.line("if (part >= kParts) return;");
+  w.line("const int64_t r_begin = kRows * part / kParts, r_end = kRows * (part + 1) / kParts;");
+  w.open("for (int64_t r = r_begin; r < r_end; ++r)");
+  return parts;
+}
+
+void close_rows(CppKernel& k, int parts) {
+  k.w.close();
+  if (parts == 1) return;
+  k.w.close(";");
+  k.w.line("aotc_parallel({}, part_fn);", k.parallel());
+}
 
 /// A double constant with its decimal value as a comment (the literal itself is exact hex).
 void emit_double_constant(CodeWriter& w, const std::string& name, double v) {
@@ -119,16 +164,16 @@ Status emit_layer_norm(CppKernel& k) {
          x->type().to_string(), norm.size());
   w.line("constexpr int64_t kRows = {}, kCols = {};", product(dims, 0, axis), product(norm));
   emit_double_constant(w, "kEpsilon", node.attrs().get_float("epsilon", 1e-5));
-  w.open("for (int64_t r = 0; r < kRows; ++r)");
+  const int parts = open_rows(k, product(dims, 0, axis), product(norm));
   w.line("const int64_t base = r * kCols;");
-  w.line("double sum = 0.0;");
-  w.line("for (int64_t c = 0; c < kCols; ++c) sum += {};", load(xt, k.in[0], "base + c"));
+  emit_lane_sum(w, "sum", "kCols", [&](const std::string& c) {
+    return fmt::format("static_cast<double>({})", load(xt, k.in[0], "base + " + c));
+  });
   w.line("const double mean = sum / static_cast<double>(kCols);");
-  w.line("double sq = 0.0;");
-  w.open("for (int64_t c = 0; c < kCols; ++c)");
-  w.line("const double d = {} - mean;", load(xt, k.in[0], "base + c"));
-  w.line("sq += d * d;");
-  w.close();
+  emit_lane_sum(w, "sq", "kCols", [&](const std::string& c) {
+    const std::string d = fmt::format("(static_cast<double>({}) - mean)", load(xt, k.in[0], "base + " + c));
+    return d + " * " + d;
+  });
   w.line("const double inv_std = 1.0 / std::sqrt(sq / static_cast<double>(kCols) + kEpsilon);");
   w.line("const {0} m = static_cast<{0}>(mean), s = static_cast<{0}>(inv_std);", ct);
   w.open("for (int64_t c = 0; c < kCols; ++c)");
@@ -146,7 +191,7 @@ Status emit_layer_norm(CppKernel& k) {
            store(t, k.out[i], "r",
                  fmt::format("static_cast<{}>({})", compute_type(t), i == 1 ? "mean" : "inv_std")));
   }
-  w.close();
+  close_rows(k, parts);
   return Status::ok();
 }
 
@@ -217,13 +262,12 @@ Status emit_rms_norm(CppKernel& k) {
          x->type().to_string(), norm.size(), node.output(0)->type().to_string());
   w.line("constexpr int64_t kRows = {}, kCols = {};", product(dims, 0, axis), product(norm));
   emit_double_constant(w, "kEpsilon", node.attrs().get_float("epsilon", 1e-5));
-  w.open("for (int64_t r = 0; r < kRows; ++r)");
+  const int parts = open_rows(k, product(dims, 0, axis), product(norm));
   w.line("const int64_t base = r * kCols;");
-  w.line("double sq = 0.0;");
-  w.open("for (int64_t c = 0; c < kCols; ++c)");
-  w.line("const double v = {};", load(xt, k.in[0], "base + c"));
-  w.line("sq += v * v;");
-  w.close();
+  emit_lane_sum(w, "sq", "kCols", [&](const std::string& c) {
+    const std::string v = fmt::format("static_cast<double>({})", load(xt, k.in[0], "base + " + c));
+    return v + " * " + v;
+  });
   w.line("const double inv_rms = 1.0 / std::sqrt(sq / static_cast<double>(kCols) + kEpsilon);");
   // X and Y may differ in dtype (T and V); the product is formed in Y's compute type.
   std::string ct = compute_type(yt);
@@ -232,7 +276,7 @@ Status emit_rms_norm(CppKernel& k) {
          store(yt, k.out[0], "base + c",
                fmt::format("static_cast<{}>({}) * s * {}", ct, load(xt, k.in[0], "base + c"),
                            load(scale->dtype(), k.in[1], scale_index))));
-  w.close();
+  close_rows(k, parts);
   return Status::ok();
 }
 
@@ -356,6 +400,35 @@ Status emit_lp_norm(CppKernel& k) {
 
 // --- Softmax / LogSoftmax --------------------------------------------------------------------
 
+/// Softmax along the last axis of f32/f64 rows: the maximum in 8 lanes, the exponentials
+/// (aotc_expf for float: vectorised on SIMD targets) parked in the output, their sum in 8
+/// double lanes, then one scaling pass; rows split among threads.
+Status emit_softmax_rows(CppKernel& k, int64_t rows, int64_t n) {
+  const DType xt = k.node.input(0)->dtype();
+  const std::string ct = compute_type(xt), x = k.in[0], y = k.out[0];
+  const std::string exp_fn = ct == "float" ? "aotc_expf" : "std::exp";
+  CodeWriter& w = k.w;
+  w.line("constexpr int64_t kRows = kOuter;");
+  const int parts = open_rows(k, rows, n);
+  w.line("const int64_t base = r * kAxis;");
+  w.line("{} mx_lanes[8];", ct);
+  w.line("for (int l = 0; l < 8; ++l) mx_lanes[l] = -std::numeric_limits<{}>::infinity();", ct);
+  w.open("for (int64_t k0 = 0; k0 + 8 <= kAxis; k0 += 8)");
+  w.line("for (int l = 0; l < 8; ++l) mx_lanes[l] = std::max(mx_lanes[l], {});", load(xt, x, "base + k0 + l"));
+  w.close();
+  w.line("{0} mx = -std::numeric_limits<{0}>::infinity();", ct);
+  w.line("for (int64_t k = kAxis / 8 * 8; k < kAxis; ++k) mx = std::max(mx, {});", load(xt, x, "base + k"));
+  w.line("for (int l = 0; l < 8; ++l) mx = std::max(mx, mx_lanes[l]);");
+  w.line("for (int64_t k = 0; k < kAxis; ++k) {}", store(xt, y, "base + k", fmt::format("{}({} - mx)", exp_fn, load(xt, x, "base + k"))));
+  emit_lane_sum(w, "sum", "kAxis", [&](const std::string& c) {
+    return fmt::format("static_cast<double>({}[base + {}])", y, c);
+  });
+  w.line("const {0} inv_sum = static_cast<{0}>(1.0 / sum);", ct);
+  w.line("for (int64_t k = 0; k < kAxis; ++k) {}[base + k] *= inv_sum;", y);
+  close_rows(k, parts);
+  return Status::ok();
+}
+
 Status emit_softmax(CppKernel& k) {
   const Node& node = k.node;
   const Value* x = node.input(0);
@@ -370,6 +443,8 @@ Status emit_softmax(CppKernel& k) {
   w.line("// {} of {} along axis {}: max-subtracted so exp never overflows; sum in double.",
          node.op(), x->type().to_string(), axis);
   w.line("constexpr int64_t kOuter = {}, kAxis = {}, kInner = {};", outer, n, inner);
+  if (inner == 1 && !log && (xt == DType::kFloat32 || xt == DType::kFloat64))
+    return emit_softmax_rows(k, outer, n);
   w.open("for (int64_t o = 0; o < kOuter; ++o)");
   std::string at;
   if (inner == 1) {

@@ -5,7 +5,8 @@ and past one vector), strides 1 to 3, dilation, asymmetric padding, 5x5 taps, ba
 activations and residuals; implicit-GEMM convolutions with strides, dilation, padding wider than the kernel and groups;
 GEMMs with ragged tiles, M = 1 and reductions deep enough for K blocking; the row-wise 2-D
 MaxPool/AveragePool (vectorised interior columns, per-tap borders) with strides, dilation,
-ceil_mode, rows too narrow for an interior and windows that start in the padding.
+ceil_mode, rows too narrow for an interior and windows that start in the padding; Softmax and
+LayerNormalization rows (8-lane maxima and double sums, a ragged tail) split among threads.
 
 All cases are branches of ONE model, so each (target, threads) pair is one package and one
 build; the packages of every thread count are built together. Each output must match
@@ -88,6 +89,12 @@ POOL = {
                                     {"ceil_mode": 1, "count_include_pad": 1}),
 }
 
+# name: (op, input shape): the row kernels, with enough rows x columns (>= 128 Ki) for 2 threads.
+ROWS = {
+    "softmax_rows_threads": ("Softmax", (2, 256, 301)),
+    "layernorm_rows_threads": ("LayerNormalization", (384, 390)),
+}
+
 
 def build_model(rng):
     inits, nodes, inputs, outputs = [], [], [], []
@@ -148,6 +155,18 @@ def build_model(rng):
         if dil != (1, 1):
             attrs["dilations"] = list(dil)
         nodes.append(helper.make_node(op, [x], [name], name=name, **attrs))
+        outputs.append(name)
+
+    for name, (op, shape) in ROWS.items():
+        x = f"{name}_x"
+        inputs.append(helper.make_tensor_value_info(x, TensorProto.FLOAT, list(shape)))
+        feeds[x] = (rng.standard_normal(shape) * 3).astype(np.float32)
+        if op == "Softmax":
+            nodes.append(helper.make_node(op, [x], [name], name=name, axis=-1))
+        else:
+            gamma = const(f"{name}_gamma", rng.standard_normal(shape[-1]))
+            beta = const(f"{name}_beta", rng.standard_normal(shape[-1]))
+            nodes.append(helper.make_node(op, [x, gamma, beta], [name], name=name, axis=-1, epsilon=1e-5))
         outputs.append(name)
 
     graph = helper.make_graph(nodes, "simd_kernels", inputs, [], inits)
