@@ -109,7 +109,7 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
                        node.describe(), batch_count);
   const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
   const bool same_b = !b.table && b.stride == 0;  // one B matrix for every batch entry
-  const GemmSplit split = gemm_split(k.ctx, m, n, kk, batch_count);
+  const GemmSplit split = gemm_split(k.ctx, m, n, kk, batch_count, prepacked);
   const int64_t panels = (n + tile.nr - 1) / tile.nr;
   const int64_t panels_per_part = split.by_panels ? (panels + split.parts - 1) / split.parts : panels;
 

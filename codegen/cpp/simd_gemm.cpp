@@ -64,7 +64,8 @@ void emit_partial_pointer(CppKernel& k, const GemmBlocking& b, const std::string
   }
 }
 
-GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch) {
+GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch,
+                     bool b_prepacked) {
   GemmSplit s;
   constexpr int64_t kMinWorkPerThread = 64 * 1024;  // multiply-adds
   const int64_t work = m * n * k * batch;
@@ -73,6 +74,12 @@ GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, 
   const int64_t panels = (n + tile.nr - 1) / tile.nr, rows = (m + tile.mr - 1) / tile.mr;
   // Panels split evenly unless there are too few of them: then rows (each part packs all of B).
   s.by_panels = panels >= 2 * s.parts || panels >= rows;
+  // B packed at compile time (a MatMul's weights) costs nothing to share: rows then, when they
+  // split evenly, so that each part keeps only its share of A in its L2 while both stream the
+  // same B through the shared L3 (BERT's 128 x 768 x 3072 on 2 threads: 5.4 -> 4.5 ms).
+  const int64_t rows_per_part = (rows + s.parts - 1) / s.parts;
+  if (b_prepacked && s.parts > 1 && rows >= 4 * s.parts && rows_per_part * s.parts * 20 <= rows * 21)
+    s.by_panels = false;
   return s;
 }
 

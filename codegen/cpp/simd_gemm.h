@@ -47,7 +47,8 @@ struct GemmSplit {
 };
 /// At most ctx.threads parts, and one part per 64 Ki multiply-adds at least, so that small
 /// products stay on one thread (the threshold MLAS uses).
-GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch);
+GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch,
+                     bool b_prepacked = false);
 
 /// Writes the checks that the package was compiled for the instruction set the kernel was written
 /// for (the tile shape is baked into packed weights).

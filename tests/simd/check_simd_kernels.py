@@ -74,6 +74,8 @@ MATMUL = {
     "mm_deep": ((9, 1100), (1100, 37)),
     "mm_deep_threads": ((50, 1300), (1300, 70)),
     "mm_deep_rows": ((130, 700), (700, 20)),
+    # Constant B, 8 row tiles: split by rows on 2 threads, both reading every B panel.
+    "mm_rows_prepacked": ((48, 200), (200, 70)),
 }
 
 # name: (op, input NCHW, kernel, strides, dilations, pads (t, l, b, r), extra attributes)
