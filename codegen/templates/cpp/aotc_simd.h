@@ -497,24 +497,32 @@ inline void depthwise_plane(const float* x, const float* w, float* scratch, Stor
   constexpr int64_t kPlane = G::kRows * G::kPhaseW;
   float* planes = scratch;
   float* out = scratch + G::kSW * kPlane;
-  for (int64_t r = 0; r < G::kSW; ++r) {
-    for (int64_t pr = 0; pr < G::kRows; ++pr) {
-      float* d = planes + r * kPlane + pr * G::kPhaseW;
-      const int64_t ih = pr - G::kPH;
-      if (ih < 0 || ih >= G::kIH) {
-        std::fill(d, d + G::kPhaseW, 0.0f);
-        continue;
-      }
-      // Columns j with 0 <= j SW + r - PW < IW come from the input, the others are padding.
-      const int64_t j_lo = std::min<int64_t>(
-          G::kPhaseW, r >= G::kPW ? 0 : (G::kPW - r + G::kSW - 1) / G::kSW);
-      const int64_t j_hi = std::clamp<int64_t>((G::kIW + G::kPW - r + G::kSW - 1) / G::kSW,
-                                               j_lo, G::kPhaseW);
-      const float* xr = x + ih * G::kIW;
-      std::fill(d, d + j_lo, 0.0f);
-      for (int64_t j = j_lo; j < j_hi; ++j) d[j] = xr[j * G::kSW + r - G::kPW];
-      std::fill(d + j_hi, d + G::kPhaseW, 0.0f);
+  // Phase-row columns j whose SW padded columns j SW .. j SW + SW - 1 all lie inside the input
+  // row: there every phase row is filled in one pass over contiguous input (at stride 2 the
+  // compiler vectorises it as a de-interleave); the columns outside test each element.
+  constexpr int64_t kJLo = std::min<int64_t>(G::kPhaseW, (G::kPW + G::kSW - 1) / G::kSW);
+  constexpr int64_t kJHi = std::clamp<int64_t>(
+      G::kIW + G::kPW >= G::kSW ? (G::kIW + G::kPW - G::kSW) / G::kSW + 1 : 0, kJLo, G::kPhaseW);
+  for (int64_t pr = 0; pr < G::kRows; ++pr) {
+    float* d = planes + pr * G::kPhaseW;  // phase r's row at d + r * kPlane
+    const int64_t ih = pr - G::kPH;
+    if (ih < 0 || ih >= G::kIH) {
+      for (int64_t r = 0; r < G::kSW; ++r) std::fill(d + r * kPlane, d + r * kPlane + G::kPhaseW, 0.0f);
+      continue;
     }
+    const float* xr = x + ih * G::kIW;
+    auto edge = [&](int64_t j) {
+      for (int64_t r = 0; r < G::kSW; ++r) {
+        const int64_t col = j * G::kSW + r - G::kPW;
+        d[r * kPlane + j] = col >= 0 && col < G::kIW ? xr[col] : 0.0f;
+      }
+    };
+    for (int64_t j = 0; j < kJLo; ++j) edge(j);
+    for (int64_t j = kJLo; j < kJHi; ++j) {
+#pragma GCC unroll 4
+      for (int64_t r = 0; r < G::kSW; ++r) d[r * kPlane + j] = xr[j * G::kSW + r - G::kPW];
+    }
+    for (int64_t j = kJHi; j < G::kPhaseW; ++j) edge(j);
   }
   constexpr int kBlock = 4;  // vectors of outputs per step: 4 accumulators + 4 loads in flight
   constexpr int64_t kFullBlocks = G::kOutVectors / kBlock;
