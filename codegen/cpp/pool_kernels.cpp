@@ -3,7 +3,7 @@
 // dilation and pad baked in. The general windowed kernel tests the bounds of every tap; 2-D
 // MaxPool (without Indices) and AveragePool over f32/f64 take a row-wise form instead, whose
 // inner loops run along an output row without tests so the C++ compiler vectorises them (a
-// scalar ResNet-50 stem pool took ~3% of the network). The window rules match
+// scalar one cost ResNet-50 about 5 of 114 ms on one thread). The window rules match
 // graph/ops/pool.cpp (see the comment there).
 #include <algorithm>
 #include <limits>
