@@ -320,8 +320,10 @@ class CppModuleEmitter {
     std::string labels;
     for (const std::string& l : profile_labels_) labels += "    " + c_string_literal(l) + ",\n";
     if (profile_labels_.empty()) labels = "    \"\",  // no node runs a kernel\n";
+    // Its own anonymous namespace after the kernels', before <name>_init (model.cpp.in).
     return fmt::format(
-        "\n// --profile: the label of each timed kernel call, in run order.\n"
+        "\n\nnamespace {{\n\n"
+        "// --profile: the label of each timed kernel call, in run order.\n"
         "const char* const kProfileNodes[{0}] = {{\n{1}}};\n\n"
         "uint64_t aotc_profile_clock() {{\n"
         "  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(\n"
@@ -335,8 +337,7 @@ class CppModuleEmitter {
         "  if (ns != nullptr) *ns = ctx->profile_ns;\n"
         "  if (runs != nullptr) *runs = ctx->profile_runs;\n"
         "  return {3};\n"
-        "}}\n\n"
-        "namespace {{\n",
+        "}}",
         profile_slots(), labels, spec_.name, profile_labels_.size());
   }
 
