@@ -109,6 +109,8 @@ Status emit_row_window_pool(CppKernel& k, PoolKind kind, const WindowGeometry& g
   w.line("const int64_t kh_begin = h0 < 0 ? (-h0 + kDilationH - 1) / kDilationH : 0;");
   w.line("const int64_t kh_end = h0 >= kInH ? 0 : std::min<int64_t>(kKH, (kInH - h0 + kDilationH - 1) / kDilationH);");
   w.line("{}* row = y + oh * kOutW;", ct);
+  if (kind == PoolKind::kAverage && include_pad)
+    w.line("const int64_t taps_h = std::min<int64_t>(kKH, (kInH + kPadEndH - h0 + kDilationH - 1) / kDilationH);  // in the padded input");
   // The per-tap window, for border columns and windows without input rows.
   w.open("auto window = [&](int64_t ow) -> {}", ct);
   w.line("const int64_t w0 = ow * kStrideW - kPadW;");
@@ -137,7 +139,6 @@ Status emit_row_window_pool(CppKernel& k, PoolKind kind, const WindowGeometry& g
     w.line("return any ? best : {};", literal(x.dtype, 0));
   } else {
     if (include_pad) {
-      w.line("const int64_t taps_h = std::min<int64_t>(kKH, (kInH + kPadEndH - h0 + kDilationH - 1) / kDilationH);");
       w.line("const int64_t taps_w = std::min<int64_t>(kKW, (kInW + {} - w0 + kDilationW - 1) / kDilationW);",
              g.pad_end[1]);
       w.line("count = taps_h * taps_w;");
@@ -167,8 +168,7 @@ Status emit_row_window_pool(CppKernel& k, PoolKind kind, const WindowGeometry& g
   w.close();
   if (kind == PoolKind::kAverage) {
     if (include_pad)
-      w.line("const {} count = static_cast<{}>(std::min<int64_t>(kKH, (kInH + kPadEndH - h0 + kDilationH - 1) / kDilationH) * kKW);",
-             ct, ct);
+      w.line("const {} count = static_cast<{}>(taps_h * kKW);", ct, ct);
     else
       w.line("const {} count = static_cast<{}>((kh_end - kh_begin) * kKW);", ct, ct);
     w.line("for (int64_t ow = kInteriorBegin; ow < kInteriorEnd; ++ow) row[ow] = row[ow] / count;");
