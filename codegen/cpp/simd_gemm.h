@@ -46,7 +46,8 @@ struct GemmSplit {
   int64_t rows_per_part(int64_t m) const { return by_panels ? m : (m + parts - 1) / parts; }
 };
 /// At most ctx.threads parts, and one part per 64 Ki multiply-adds at least, so that small
-/// products stay on one thread (the threshold MLAS uses).
+/// products stay on one thread (the threshold MLAS uses). `b_prepacked`: B was packed at compile
+/// time, so splitting by rows costs no repeated packing and is taken when the rows divide evenly.
 GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch,
                      bool b_prepacked = false);
 
