@@ -122,9 +122,14 @@ aotc_status allocate_buffers(aotc_cuda_state* s, const void* weights, char* erro
                 static_cast<unsigned long long>(m->buffer_bytes[AOTC_DEVICE_WEIGHTS]));
       return AOTC_ERR_NULL_ARGUMENT;
     }
-    cudaError_t e = cudaMemcpy(s->buffers[AOTC_DEVICE_WEIGHTS], weights,
-                               static_cast<size_t>(m->buffer_bytes[AOTC_DEVICE_WEIGHTS]),
-                               cudaMemcpyHostToDevice);
+    // On the run stream, then waited for: a plain cudaMemcpy from pageable memory may return
+    // before its DMA lands, and the run stream (non-blocking) is not ordered after the legacy
+    // stream, so a run that only copies a constant out raced the upload (seen on an H100:
+    // test_constant read zeros). Waiting also lets the caller free `weights` once init returns.
+    cudaError_t e = cudaMemcpyAsync(s->buffers[AOTC_DEVICE_WEIGHTS], weights,
+                                    static_cast<size_t>(m->buffer_bytes[AOTC_DEVICE_WEIGHTS]),
+                                    cudaMemcpyHostToDevice, s->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
     if (e != cudaSuccess) {
       set_error(error, size, "cudaMemcpy (uploading the weights) failed: %s",
                 cudaGetErrorString(e));
