@@ -38,21 +38,19 @@ python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target x86-64-avx2 
 
 # OpenCL on PoCL. The node tests are the 436 of the tier-1 ops (tests/conformance/tier1_tests.txt),
 # not all 1765: PoCL compiles every distinct kernel when a package first runs, which makes each
-# test about a second, and the full suite runs on x86-64 above.
-echo "== OpenCL on PoCL: node tests of the tier-1 ops"
-python3 tests/conformance/run_node_tests.py --aotc build/aotc --target opencl \
-  --tests tier1_tests.txt --work build/conformance_opencl || status=1
+# test about a second, and the full suite runs on x86-64 above. They, the device kernel cases and
+# the 9 light models go through scripts/device_checks.sh in its two stages, as for a GPU on another
+# machine (docs/device-checks.md), so that path is tested here too.
+echo "== OpenCL on PoCL: node tests of the tier-1 ops, device kernels against the reference, light models (device_checks.sh prepare, then run)"
+rm -rf build/device_checks_opencl
+scripts/device_checks.sh prepare opencl build/device_checks_opencl &&
+  scripts/device_checks.sh run opencl build/device_checks_opencl || status=1
 
-echo "== OpenCL on PoCL: device kernels against the reference, error paths"
-python3 tests/opencl/check_device_kernels.py --aotc build/aotc --work build/opencl_kernels || status=1
+echo "== OpenCL on PoCL: error paths, emulated tensor cores"
 python3 tests/opencl/check_device_errors.py --aotc build/aotc --work build/opencl_errors || status=1
 # The tensor-core GEMM of the CUDA targets, its fragments emulated in OpenCL C (no GPU here).
 python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/aotc_matrix_emulation \
   --target opencl-matrix-emulation --filter '_b?f16' --work build/matrix_emulation || status=1
-
-echo "== light models against onnxruntime (opencl on PoCL)"
-python3 tests/models/run_light_models.py --aotc build/aotc --target opencl \
-  --work build/light_models_opencl || status=1
 
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
 echo "== CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"

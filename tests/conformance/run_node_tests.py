@@ -13,6 +13,11 @@ For every test folder (model.onnx + test_data_set_0/{input,output}_K.pb) it:
 With --mode eval it runs `aotc eval` (the reference interpreter) instead of building packages,
 which checks the reference implementations on their own.
 
+--stage splits the package mode between two machines, for targets whose device is elsewhere (a
+CUDA GPU): `--stage prepare` does step 1 and copies each compiled test's data into the work folder
+with a manifest.json; `--stage run --work W` on the device machine (onnx and numpy there, no aotc)
+does steps 2 and 3 from that folder alone. The default, `--stage all`, does both here.
+
 Outcomes: pass; skip (the compiler refuses the model as unsupported, exit code 2; the reason is its
 message); xfail (listed in expected_failures_<target>.txt with a reason, and failed); fail (anything
 else, including a compiler crash). The exit status is non-zero when any test fails unexpectedly or
@@ -24,6 +29,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -172,15 +178,37 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--report", default="", help="write a Markdown report here (docs/conformance.md)")
     ap.add_argument("--json", default="", help="write per-test results as JSON here")
+    ap.add_argument("--runner-wrapper", default="",
+                    help="a command each runner runs under, e.g. 'compute-sanitizer --error-exitcode 9' "
+                         "or 'valgrind --error-exitcode=9'; its failure fails the test")
+    ap.add_argument("--stage", choices=["all", "prepare", "run"], default="all",
+                    help="prepare: compile and gather the data into --work; run: build and run "
+                         "a prepared --work (on the device's machine); all: both")
     args = ap.parse_args()
+    if args.stage != "all" and args.mode != "package":
+        ap.error("--stage prepare/run applies to --mode package")
+
+    work = Path(args.work).resolve()
+    t0 = time.time()
+    if args.stage == "run":
+        manifest = json.loads((work / MANIFEST).read_text())
+        if manifest["target"] != args.target:
+            ap.error(f"{work} was prepared for target {manifest['target']}, not {args.target}")
+        results = {n: Result(n, st, why) for n, (st, why) in manifest["results"].items()}
+        ops = manifest["ops"]
+        compiled = {n: [str(work / f) for f in t["inputs"]] for n, t in manifest["tests"].items()}
+        expected_outputs = {n: [work / f for f in t["expected"]] for n, t in manifest["tests"].items()}
+        shutil.rmtree(work / "out", ignore_errors=True)
+        (work / "out").mkdir()
+        shutil.rmtree(work / "build", ignore_errors=True)
+        print(f"conformance: running {len(compiled)} prepared packages, target {args.target}", flush=True)
+        return build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs)
 
     aotc = Path(args.aotc).resolve()
-    work = Path(args.work).resolve()
     if work.exists():
         shutil.rmtree(work)
     (work / "pkgs").mkdir(parents=True)
     (work / "out").mkdir()
-    expected_failures = load_expected_failures(args.target)
     pattern = re.compile(args.filter) if args.filter else None
     listed = None
     if args.tests:
@@ -191,7 +219,6 @@ def main():
     tests = sorted(d for d in NODE_DATA.iterdir() if (d / "model.onnx").exists()
                    and (not pattern or pattern.search(d.name))
                    and (listed is None or d.name in listed))
-    t0 = time.time()
     print(f"conformance: {len(tests)} node tests, target {args.target}, mode {args.mode}", flush=True)
 
     results = {}
@@ -227,6 +254,40 @@ def main():
                 results[name] = Result(name, state, payload)
     print(f"conformance: compiled {len(compiled)} packages in {time.time() - t0:.0f} s", flush=True)
 
+    expected_outputs = {}
+    for name in compiled:
+        data = NODE_DATA / name / "test_data_set_0"
+        expected_outputs[name] = sorted(data.glob("output_*.pb"), key=lambda p: int(p.stem.split("_")[1]))
+    if args.stage == "prepare":
+        write_manifest(work, args.target, results, ops, compiled, expected_outputs)
+        print(f"conformance: prepared {len(compiled)} packages in {work} for `--stage run` "
+              f"({len(results)} tests already decided here)")
+        return 0
+    return build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs)
+
+
+MANIFEST = "manifest.json"
+
+
+def write_manifest(work, target, results, ops, compiled, expected_outputs):
+    """Copies each compiled test's data into `work` and lists it, with paths relative to `work`."""
+    tests = {}
+    for name, inputs in compiled.items():
+        data = work / "data" / name
+        data.mkdir(parents=True)
+        rel = []
+        for f in list(inputs) + list(expected_outputs[name]):
+            shutil.copy(f, data / Path(f).name)
+            rel.append(str((data / Path(f).name).relative_to(work)))
+        tests[name] = {"inputs": rel[:len(inputs)], "expected": rel[len(inputs):]}
+    manifest = {"target": target, "onnx": onnx.__version__, "tests": tests,
+                "results": {n: [r.status, r.reason] for n, r in results.items()}, "ops": ops}
+    (work / MANIFEST).write_text(json.dumps(manifest, indent=1))
+
+
+def build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs):
+    """Builds the compiled packages in one super-project, runs and compares them, reports."""
+    expected_failures = load_expected_failures(args.target)
     if args.mode == "package" and compiled:
         names = sorted(compiled)
         write_superproject(work, names)
@@ -249,16 +310,13 @@ def main():
             if runner is None:
                 return name, "fail", "package did not build (see build.log)"
             out = work / "out" / name
-            cmd = [str(runner), "--output-dir", str(out)]
+            cmd = shlex.split(args.runner_wrapper) + [str(runner), "--output-dir", str(out)]
             for f in compiled[name]:
                 cmd += ["--input", f]
             code, msg = run_one(cmd)
             if code != 0:
                 return name, "fail", f"runner failed (exit {code}): {msg}"
-            test_dir = NODE_DATA / name
-            exp = sorted((test_dir / "test_data_set_0").glob("output_*.pb"),
-                         key=lambda p: int(p.stem.split("_")[1]))
-            diff = compare(exp, out)
+            diff = compare(expected_outputs[name], out)
             return name, ("fail" if diff else "pass"), diff
 
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

@@ -11,12 +11,17 @@ consumer (He-scaled conv and dense weights, well-conditioned batch-norm paramete
      builds all packages in one CMake super-project;
   3. runs each package's runner and requires relative L2 error <= 1e-4 against onnxruntime.
 With --build-only it stops after step 2 and requires every package to build (targets whose device
-is not on this machine, such as the CUDA ones in CI). Exit status is non-zero when any model fails.
+is not on this machine, such as the CUDA ones in CI). --stage prepare does step 1 and the compile
+with the memory-plan check, and leaves in --work everything step 3 needs (packages, inputs,
+onnxruntime's outputs, manifest.json); --stage run on the device's machine then builds, runs and
+compares from that folder alone, without aotc. Exit status is non-zero when any model fails.
 A last line "N passed, M failed" summarises.
 """
+import json
 import argparse
 import concurrent.futures
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -115,16 +120,35 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--build-only", action="store_true",
                     help="compile and build the packages, do not run them (no device here)")
+    ap.add_argument("--runner-wrapper", default="",
+                    help="a command each runner runs under, e.g. 'compute-sanitizer --error-exitcode 9' "
+                         "or 'valgrind --error-exitcode=9'; its failure fails the test")
+    ap.add_argument("--stage", choices=["all", "prepare", "run"], default="all",
+                    help="prepare: compile and store the references in --work; run: build and "
+                         "run a prepared --work (on the device's machine); all: both")
     args = ap.parse_args()
-    import onnxruntime as ort
+    if args.build_only and args.stage != "all":
+        ap.error("--build-only and --stage exclude each other")
 
     aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
+    t0 = time.time()
+    if args.stage == "run":
+        manifest = json.loads((work / "manifest.json").read_text())
+        if manifest["target"] != args.target:
+            ap.error(f"{work} was prepared for target {manifest['target']}, not {args.target}")
+        names, failures, compiled = manifest["models"], manifest["failures"], manifest["compiled"]
+        inputs = {n: work / f for n, f in manifest["inputs"].items()}
+        expected = {n: [read_tensor(work / f) for f in files] for n, files in manifest["expected"].items()}
+        shutil.rmtree(work / "build", ignore_errors=True)
+        shutil.rmtree(work / "out", ignore_errors=True)
+        return build_and_check(args, work, t0, names, failures, compiled, inputs, expected)
+
+    import onnxruntime as ort
     if work.exists():
         shutil.rmtree(work)
     (work / "pkgs").mkdir(parents=True)
     names = [m for m in args.models.split(",") if m]
     failures, memory_errors, compiled, expected, inputs = {}, {}, [], {}, {}
-    t0 = time.time()
     for k, name in enumerate(names):
         model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
         n = randomize(model, seed=1000 + k)
@@ -142,7 +166,7 @@ def main():
         x = rng.uniform(0.0, 1.0, shape).astype(np.float32)
         (work / f"{name}_input.pb").write_bytes(numpy_helper.from_array(x, inp.name).SerializeToString())
         inputs[name] = work / f"{name}_input.pb"
-        if not args.build_only:
+        if not args.build_only:  # --stage prepare stores these for the device's machine
             so = ort.SessionOptions()
             so.log_severity_level = 3  # the opset-9 models list unused initializers: one warning each
             sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
@@ -157,6 +181,37 @@ def main():
         print(f"light: {name}: {n} placeholders randomized, compile "
               f"{'ok' if p.returncode == 0 else 'FAILED'} ({time.time() - t0:.0f} s)", flush=True)
 
+    # The memory plan must be sound and within 5% of the lower bound whatever the numerics say.
+    for name, errors in memory_errors.items():
+        if errors:
+            why = "memory plan: " + "; ".join(errors[:3])
+            failures[name] = f"{failures[name]}; {why}" if name in failures else why
+    if args.stage == "prepare":
+        stored = {}
+        for name in compiled:
+            stored[name] = []
+            for k, tensor in enumerate(expected[name]):
+                f = work / "expected" / name / f"output_{k}.pb"
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_bytes(numpy_helper.from_array(tensor).SerializeToString())
+                stored[name].append(str(f.relative_to(work)))
+        (work / "manifest.json").write_text(json.dumps({
+            "target": args.target, "models": names, "failures": failures, "compiled": compiled,
+            "inputs": {n: str(inputs[n].relative_to(work)) for n in compiled}, "expected": stored},
+            indent=1))
+        print(f"light: prepared {len(compiled)} packages in {work} for `--stage run`")
+        return 0
+    return build_and_check(args, work, t0, names, failures, compiled, inputs, expected)
+
+
+def read_tensor(path):
+    t = onnx.TensorProto()
+    t.ParseFromString(Path(path).read_bytes())
+    return numpy_helper.to_array(t)
+
+
+def build_and_check(args, work, t0, names, failures, compiled, inputs, expected):
+    """Builds the compiled packages in one super-project, runs them and compares with `expected`."""
     if compiled:
         (work / "CMakeLists.txt").write_text(
             "cmake_minimum_required(VERSION 3.16)\nproject(aotc_light_models C CXX)\n" +
@@ -177,15 +232,14 @@ def main():
             return [f"light: {name}: package built"], None
         out = work / "out" / name
         t1 = time.time()
-        p = subprocess.run([str(runner), "--input", str(inputs[name]), "--output-dir", str(out)],
+        p = subprocess.run(shlex.split(args.runner_wrapper) +
+                           [str(runner), "--input", str(inputs[name]), "--output-dir", str(out)],
                            capture_output=True, text=True, timeout=900)
         if p.returncode != 0:
             return [], "runner failed: " + " ".join(p.stderr.split())[:400]
         lines, errors = [], []
         for k, exp in enumerate(expected[name]):
-            t = onnx.TensorProto()
-            t.ParseFromString((out / f"output_{k}.pb").read_bytes())
-            actual = numpy_helper.to_array(t)
+            actual = read_tensor(out / f"output_{k}.pb")
             if actual.shape != exp.shape or actual.dtype != exp.dtype:
                 errors.append(f"output {k} is {actual.dtype}{list(actual.shape)}, onnxruntime gives "
                               f"{exp.dtype}{list(exp.shape)}")
@@ -205,14 +259,9 @@ def main():
         for name, (lines, failure) in zip(compiled, pool.map(check, compiled)):
             for line in lines:
                 print(line, flush=True)
-            if failure:
-                failures[name] = failure
+            if failure:  # keeps a memory-plan failure found at compile time
+                failures[name] = f"{failures[name]}; {failure}" if name in failures else failure
 
-    # The memory plan must be sound and within 5% of the lower bound whatever the numerics say.
-    for name, errors in memory_errors.items():
-        if errors:
-            why = "memory plan: " + "; ".join(errors[:3])
-            failures[name] = f"{failures[name]}; {why}" if name in failures else why
     for name, why in failures.items():
         print(f"FAILED light model {name}: {why}")
     passed = len(names) - len(failures)

@@ -14,12 +14,19 @@ their f16 and bf16 MatMul and Conv kernels multiply on the tensor cores. That va
 with --compiler build/aotc_matrix_emulation --target opencl-matrix-emulation: the same kernels
 with the tensor cores emulated in OpenCL C (tests/opencl/matrix_unit_emulation.cpp).
 
+For a device on another machine (a CUDA GPU), --stage prepare compiles the packages and writes
+the references and a manifest.json into --work; --stage run, on the device's machine, builds,
+runs and compares from that folder alone (numpy and onnx there, no aotc).
+
 Usage: python3 tests/opencl/check_device_kernels.py [--aotc build/aotc] [--work DIR]
            [--target opencl] [--compiler AOTC] [--filter REGEX] [--build-only]
+           [--stage all|prepare|run]
 """
 import argparse
+import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -223,9 +230,26 @@ def main():
     ap.add_argument("--filter", help="only the cases whose name this regex finds")
     ap.add_argument("--build-only", action="store_true",
                     help="build the packages without running them (no device here)")
+    ap.add_argument("--runner-wrapper", default="",
+                    help="a command each runner runs under, e.g. 'compute-sanitizer --error-exitcode 9' "
+                         "or 'valgrind --error-exitcode=9'; its failure fails the test")
+    ap.add_argument("--stage", choices=["all", "prepare", "run"], default="all",
+                    help="prepare: compile and store the references in --work; run: build and "
+                         "run a prepared --work (on the device's machine); all: both")
     args = ap.parse_args()
+    if args.build_only and args.stage != "all":
+        ap.error("--build-only and --stage exclude each other")
     aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
     compiler = Path(args.compiler).resolve() if args.compiler else aotc
+    if args.stage == "run":
+        manifest = json.loads((work / "manifest.json").read_text())
+        if manifest["target"] != args.target:
+            ap.error(f"{work} was prepared for target {manifest['target']}, not {args.target}")
+        for d in ("build", "out"):
+            shutil.rmtree(work / d, ignore_errors=True)
+        inputs = {n: [work / f for f in files] for n, files in manifest["inputs"].items()}
+        return build_and_check(args, work, manifest["cases"], manifest["failures"], inputs,
+                               manifest["tolerance"])
     if work.exists():
         shutil.rmtree(work)
     (work / "pkgs").mkdir(parents=True)
@@ -253,7 +277,22 @@ def main():
                             str(work / "pkgs" / name), "--name", name], capture_output=True, text=True)
         if p.returncode != 0:
             failures[name] = "compile failed: " + p.stderr.strip()
-    built = [n for n, _, _ in all_cases if n not in failures]
+    case_names = [n for n, _, _ in all_cases]
+    if args.stage == "prepare":
+        (work / "manifest.json").write_text(json.dumps({
+            "target": args.target, "cases": case_names, "failures": failures,
+            "tolerance": tolerance,
+            "inputs": {n: [str(f.relative_to(work)) for f in files] for n, files in inputs.items()}},
+            indent=1))
+        print(f"device kernels ({args.target}): prepared {len(case_names) - len(failures)} "
+              f"packages in {work} for `--stage run`")
+        return 0
+    return build_and_check(args, work, case_names, failures, inputs, tolerance)
+
+
+def build_and_check(args, work, case_names, failures, inputs, tolerance):
+    """Builds the compiled cases in one super-project, runs them, compares with work/ref."""
+    built = [n for n in case_names if n not in failures]
     (work / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.16)\nproject(aotc_opencl_kernels C CXX)\n" +
         "".join(f"add_subdirectory(pkgs/{n} {n})\n" for n in built))
@@ -270,7 +309,7 @@ def main():
         if args.build_only:
             print(f"device kernels ({args.target}): {name}: built", flush=True)
             continue
-        cmd = [str(runner), "--output-dir", str(work / "out" / name)]
+        cmd = shlex.split(args.runner_wrapper) + [str(runner), "--output-dir", str(work / "out" / name)]
         for f in inputs[name]:
             cmd += ["--input", str(f)]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -291,7 +330,7 @@ def main():
               flush=True)
     for name, why in failures.items():
         print(f"FAILED {name}: {why}")
-    print(f"{len(all_cases) - len(failures)} passed, {len(failures)} failed")
+    print(f"{len(case_names) - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
