@@ -294,34 +294,51 @@ std::optional<PanelPacking> conv_weight_layout(const Node& node, int input, cons
                       /*across_y=*/false};
 }
 
-/// Whether a convolution runs as a shifted GEMM rather than over im2col panels: unit strides and
-/// more than one tap (a 1x1's panels are plain row copies, cheaper than reading B rows a plane
-/// apart), and a grid at most 8% wider than the output, since the extra columns are computed
-/// for nothing (measured on 3x3 layers: at 56 columns, 3.4% wider, the shifted GEMM took 1.25x
-/// onnxruntime's time where im2col took 1.44x; at 14 columns, 12.5% wider, 1.25x against 1.16x).
+/// Columns of a shifted convolution's output grid: the output row, widened by the widest
+/// column shift of a tap in its stride phase.
+int64_t shifted_grid_w(const WindowGeometry& g) {
+  return g.output[1] + (g.kernel[1] - 1) * g.dilations[1] / g.strides[1];
+}
+
+/// Whether a convolution runs as a shifted GEMM rather than over im2col panels: more than one
+/// tap (a 1x1's panels are plain row copies, cheaper than reading B rows a plane apart; strided,
+/// 256 -> 512 channels at 56 -> 28, 7% slower shifted), and a grid at most 8% wider than the
+/// output, since the extra columns are computed for nothing (measured on 3x3 layers: at 56
+/// columns, 3.4% wider, the shifted GEMM took 1.25x onnxruntime's time where im2col took 1.44x;
+/// at 14 columns, 12.5% wider, 1.25x against 1.16x). Strided, the grid is narrower:
+/// OW + (KW - 1) DW / SW columns, and the stride-phase planes replace a strided im2col (ResNet's
+/// 7x7 stride-2 stem 4.39 -> 3.77 ms, MobileNetV2's 3x3 one 0.76 -> 0.59 ms).
 bool shifted_conv_pays(const WindowGeometry& g) {
-  if (g.strides[0] != 1 || g.strides[1] != 1 || g.kernel[0] * g.kernel[1] == 1) return false;
-  const int64_t grid_w = g.output[1] + (g.kernel[1] - 1) * g.dilations[1];
+  if (g.kernel[0] * g.kernel[1] == 1) return false;
+  const int64_t grid_w = shifted_grid_w(g);
   return (grid_w - g.output[1]) * 100 <= 8 * grid_w;
 }
 
-/// Unit-stride convolution as a GEMM over the padded input read in place
-/// (aotc_simd::ShiftedConv): per image and group, the input is copied once into zero-padded
-/// grid planes (not at all for an unpadded 1x1), then the GEMM reads row (c, kh, kw) of B as the
-/// grid shifted by that tap's offset, with W packed into row panels at compile time; columns
-/// outside the output are dropped by the GridStore.
+/// Convolution as a GEMM over the padded input read in place (aotc_simd::ShiftedConv): per
+/// image and group, the input is copied once into zero-padded phase planes (one per stride
+/// phase a tap reads; not at all for an unpadded, unstrided 1x1), then the GEMM reads row
+/// (c, kh, kw) of B as a phase plane shifted by that tap's offset, with W packed into row panels
+/// at compile time; columns outside the output are dropped by the GridStore.
 Status emit_conv_shifted(CppKernel& k, const ConvParams& p) {
   const Node& node = k.node;
   const TargetFacts& facts = *k.ctx.facts;
   const SimdTile tile = simd_tile(facts);
   const WindowGeometry& g = p.g;
-  const int64_t grid_w = g.output[1] + (g.kernel[1] - 1) * g.dilations[1];
-  const int64_t grid_h = g.output[0] + (g.kernel[0] - 1) * g.dilations[0];
+  const int64_t grid_w = shifted_grid_w(g);
+  const int64_t grid_h = g.output[0] + (g.kernel[0] - 1) * g.dilations[0] / g.strides[0];
   const int64_t m = p.group_out_c, n = g.output[0] * grid_w;
   const int64_t kk = p.group_in_c * g.kernel[0] * g.kernel[1];
   const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
-  const bool in_place = g.pad_begin[0] == 0 && g.pad_begin[1] == 0 && grid_w == g.input[1] &&
-                        grid_h == g.input[0];
+  const bool in_place = g.strides[0] == 1 && g.strides[1] == 1 && g.pad_begin[0] == 0 &&
+                        g.pad_begin[1] == 0 && grid_w == g.input[1] && grid_h == g.input[0];
+  // Stride phases some tap reads, per axis (as aotc_simd::ShiftedConv::make_phases).
+  auto phases = [](int64_t taps, int64_t dilation, int64_t stride) {
+    std::vector<bool> read(stride, false);
+    for (int64_t t = 0; t < taps; ++t) read[t * dilation % stride] = true;
+    return std::count(read.begin(), read.end(), true);
+  };
+  const int64_t planes = phases(g.kernel[0], g.dilations[0], g.strides[0]) *
+                         phases(g.kernel[1], g.dilations[1], g.strides[1]);
   const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group);
   const GemmBlocking first = gemm_blocking(facts, m, kk, 1);
   const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
@@ -333,14 +350,15 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p) {
   w.line("// {}x{} register tiles of the {} GEMM over the {} input (no im2col); W {}.", tile.mr,
          tile.nr, facts.simd, in_place ? "unpadded" : "zero-padded", prepacked ? "packed into row panels at compile time" : "read in place");
   emit_simd_asserts(w, tile);
-  w.line("using Shifted = aotc_simd::ShiftedConv<kGroupInC, kInH, kInW, kKH, kKW, kDilationH, kDilationW,");
-  w.line("                                       kPadH, kPadW, kOutH, kOutW>;");
+  w.line("using Shifted = aotc_simd::ShiftedConv<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
+  w.line("                                       kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
   w.line("constexpr int64_t kM = kGroupOutC, kN = Shifted::kN, kK = Shifted::kK;");
   w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
   w.line("constexpr int64_t kGroup = {};  // B panels per group", group);
   std::string padded_base;
   if (!in_place) {
-    const int64_t padded_floats = p.group_in_c * grid_h * grid_w + (g.kernel[1] - 1) * g.dilations[1];
+    const int64_t padded_floats =
+        p.group_in_c * planes * grid_h * grid_w + (g.kernel[1] - 1) * g.dilations[1] / g.strides[1];
     w.line("static_assert(Shifted::kPaddedFloats == {}, \"scratch reserved for another geometry\");",
            padded_floats);
     padded_base = k.scratch(padded_floats * 4);

@@ -63,6 +63,12 @@ CONV = {
     "conv3x3_deep_threads_shifted": ((1, 150, 7, 28), (40, 150, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
     # K = 535: K blocks of 179, 179 and a shorter 177 rows; M = 14: a 2-row tail tile.
     "conv1x5_deep_ragged_blocks": ((1, 107, 6, 20), (14, 107, 1, 5), (1, 1), (1, 1), (0, 2, 0, 2), 1),
+    # Strided and still at most 8% wider (grid OW + (KW - 1) DW / SW): the GEMM reads stride-phase
+    # planes of the padded input (conv5x3_s3_grouped above: 3 row phases, 2 column phases).
+    "conv7x7_s2_stem": ((1, 3, 20, 100), (16, 3, 7, 7), (2, 2), (1, 1), (3, 3, 3, 3), 1),
+    "conv3x3_s2_pad_asym": ((1, 6, 15, 61), (12, 6, 3, 3), (2, 2), (1, 1), (0, 1, 1, 0), 1),
+    "conv3x3_s2_dilated_one_phase": ((1, 4, 12, 70), (8, 4, 3, 3), (2, 2), (2, 2), (2, 2, 2, 2), 1),
+    "conv3x3_s2_deep": ((1, 64, 14, 60), (20, 64, 3, 3), (2, 2), (1, 1), (1, 1, 1, 1), 1),
 }
 
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).

@@ -547,23 +547,49 @@ inline void depthwise_plane(const float* x, const float* w, float* scratch, Stor
   }
 }
 
-/// A unit-stride 2-D convolution of one group computed over its padded input in place (a
-/// "shifted" GEMM, no im2col): the group's input is copied once into a zero-padded plane per
-/// channel of kGridH x kGridW floats (kGridW = OW + (KW - 1) DW), and the GEMM's columns are the
-/// pixels of an output grid that wide, pixel (oh, ow) at oh * kGridW + ow; the columns with
-/// ow >= OW are computed from whatever follows and never stored (GridStore). Row (c, kh, kw) of
-/// B is then the padded input shifted by kOffsets.at[row] = c kPlane + kh DH kGridW + kw DW.
-/// When nothing is padded and the grid is the input (1x1), X is read in place (kInPlace).
-template <int64_t C, int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t DH, int64_t DW,
-          int64_t PH, int64_t PW, int64_t OH, int64_t OW>
+/// A 2-D convolution of one group computed over its padded input in place (a "shifted" GEMM,
+/// no im2col). The group's input is copied once, zero-padded, into "phase planes" of kGridH x
+/// kGridW floats: with strides SH x SW, phase (rh, rw) of channel c holds the padded input's
+/// rows rh, rh + SH, ... and columns rw, rw + SW, ... (one phase, the padded plane itself, at
+/// unit stride). Tap (kh, kw) of output pixel (oh, ow) is then phase ((kh DH) % SH, (kw DW) % SW)
+/// at row oh + (kh DH) / SH, column ow + (kw DW) / SW: the GEMM's columns are the pixels of an
+/// output grid kGridW = OW + ((KW - 1) DW) / SW wide, pixel (oh, ow) at oh * kGridW + ow, and row
+/// (c, kh, kw) of B is the phase plane shifted by kOffsets.at[row]. The columns with ow >= OW are
+/// computed from whatever follows and never stored (GridStore). Only the phases some tap reads
+/// are stored (one for a 1x1, whatever its stride). When nothing is padded or strided and the
+/// grid is the input (1x1), X is read in place (kInPlace).
+template <int64_t C, int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t SH, int64_t SW,
+          int64_t DH, int64_t DW, int64_t PH, int64_t PW, int64_t OH, int64_t OW>
 struct ShiftedConv {
-  static constexpr int64_t kGridW = OW + (KW - 1) * DW, kGridH = OH + (KH - 1) * DH;
+  static constexpr int64_t kGridW = OW + (KW - 1) * DW / SW, kGridH = OH + (KH - 1) * DH / SH;
   static constexpr int64_t kPlane = kGridH * kGridW;
   static constexpr int64_t kK = C * KH * KW;
   static constexpr int64_t kN = OH * kGridW;  // GEMM columns: the grid's pixels
-  static constexpr bool kInPlace = PH == 0 && PW == 0 && kGridW == IW && kGridH == IH;
+  static constexpr bool kInPlace =
+      SH == 1 && SW == 1 && PH == 0 && PW == 0 && kGridW == IW && kGridH == IH;
+  /// Phases some tap reads along one axis (kernel taps K, dilation D, stride S), numbered in
+  /// order: slot[r] is phase r's number, or -1 when no tap reads it.
+  struct Phases {
+    int64_t slot[SH > SW ? SH : SW];
+    int64_t count;
+  };
+  static constexpr Phases make_phases(int64_t k, int64_t d, int64_t s) {
+    Phases ph{};
+    for (int64_t r = 0; r < s; ++r) ph.slot[r] = -1;
+    for (int64_t t = 0; t < k; ++t) ph.slot[t * d % s] = 0;
+    ph.count = 0;
+    for (int64_t r = 0; r < s; ++r)
+      if (ph.slot[r] == 0) ph.slot[r] = ph.count++;
+    return ph;
+  }
+  static constexpr Phases kPhasesH = make_phases(KH, DH, SH), kPhasesW = make_phases(KW, DW, SW);
+  /// Offset of phase plane (rh, rw) of channel c.
+  static constexpr int64_t plane_at(int64_t c, int64_t rh, int64_t rw) {
+    return ((c * kPhasesH.count + kPhasesH.slot[rh]) * kPhasesW.count + kPhasesW.slot[rw]) * kPlane;
+  }
   /// Floats of the padded copy: the planes, then zeros for the widest shift of the last pixel.
-  static constexpr int64_t kPaddedFloats = C * kPlane + (KW - 1) * DW;
+  static constexpr int64_t kPlanesFloats = C * kPhasesH.count * kPhasesW.count * kPlane;
+  static constexpr int64_t kPaddedFloats = kPlanesFloats + (KW - 1) * DW / SW;
   struct Offsets {
     int64_t at[kK];
   };
@@ -572,35 +598,47 @@ struct ShiftedConv {
     for (int64_t c = 0; c < C; ++c)
       for (int64_t kh = 0; kh < KH; ++kh)
         for (int64_t kw = 0; kw < KW; ++kw)
-          o.at[(c * KH + kh) * KW + kw] = c * kPlane + kh * DH * kGridW + kw * DW;
+          o.at[(c * KH + kh) * KW + kw] = plane_at(c, kh * DH % SH, kw * DW % SW) +
+                                          kh * DH / SH * kGridW + kw * DW / SW;
     return o;
   }
   static constexpr Offsets kOffsets = make_offsets();
-  static constexpr int64_t kIH = IH, kIW = IW, kPH = PH, kPW = PW, kC = C;
+  static constexpr int64_t kIH = IH, kIW = IW, kPH = PH, kPW = PW, kC = C, kSH = SH, kSW = SW;
 };
 
-/// Copies the group's input (C planes of IH x IW) into S's zero-padded grid planes.
+/// Copies the group's input (C planes of IH x IW) into S's zero-padded phase planes.
 template <typename S>
 inline void pad_input(const float* x, float* xp) {
   for (int64_t c = 0; c < S::kC; ++c) {
-    for (int64_t r = 0; r < S::kGridH; ++r) {
-      float* d = xp + c * S::kPlane + r * S::kGridW;
-      const int64_t ih = r - S::kPH;
-      if (ih < 0 || ih >= S::kIH) {
-        std::fill(d, d + S::kGridW, 0.0f);
-        continue;
+    for (int64_t rh = 0; rh < S::kSH; ++rh) {
+      if (S::kPhasesH.slot[rh] < 0) continue;
+      for (int64_t rw = 0; rw < S::kSW; ++rw) {
+        if (S::kPhasesW.slot[rw] < 0) continue;
+        float* plane = xp + S::plane_at(c, rh, rw);
+        for (int64_t r = 0; r < S::kGridH; ++r) {
+          float* d = plane + r * S::kGridW;
+          const int64_t ih = r * S::kSH + rh - S::kPH;
+          if (ih < 0 || ih >= S::kIH) {
+            std::fill(d, d + S::kGridW, 0.0f);
+            continue;
+          }
+          // Grid column s reads input column s SW + rw - PW: columns [s_lo, s_hi) are inside.
+          const int64_t s_lo = std::min<int64_t>((S::kPW - rw + S::kSW - 1) / S::kSW, S::kGridW);
+          const int64_t s_hi =
+              std::clamp<int64_t>((S::kIW + S::kPW - rw + S::kSW - 1) / S::kSW, s_lo, S::kGridW);
+          const float* row = x + (c * S::kIH + ih) * S::kIW;
+          std::fill(d, d + s_lo, 0.0f);
+          if constexpr (S::kSW == 1) {
+            if (s_hi > s_lo) std::copy(row + s_lo - S::kPW, row + s_hi - S::kPW, d + s_lo);
+          } else {
+            for (int64_t s = s_lo; s < s_hi; ++s) d[s] = row[s * S::kSW + rw - S::kPW];
+          }
+          std::fill(d + s_hi, d + S::kGridW, 0.0f);
+        }
       }
-      // Grid column s reads input column s - PW.
-      const int64_t s_lo = std::min<int64_t>(S::kPW, S::kGridW);
-      const int64_t s_hi = std::clamp<int64_t>(S::kIW + S::kPW, s_lo, S::kGridW);
-      std::fill(d, d + s_lo, 0.0f);
-      if (s_hi > s_lo)
-        std::copy(x + (c * S::kIH + ih) * S::kIW + (s_lo - S::kPW),
-                  x + (c * S::kIH + ih) * S::kIW + (s_hi - S::kPW), d + s_lo);
-      std::fill(d + s_hi, d + S::kGridW, 0.0f);
     }
   }
-  std::fill(xp + S::kC * S::kPlane, xp + S::kPaddedFloats, 0.0f);
+  std::fill(xp + S::kPlanesFloats, xp + S::kPaddedFloats, 0.0f);
 }
 
 /// Store policy over the output grid of a ShiftedConv: grid column q = oh * kGridW + ow goes to
