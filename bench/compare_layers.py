@@ -17,8 +17,10 @@ import argparse
 import collections
 import json
 import re
+import shutil
 import statistics
 import subprocess
+import tempfile
 from pathlib import Path
 
 import onnx
@@ -43,10 +45,15 @@ def ort_node_ms(model_path, feeds, threads, runs):
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.enable_profiling = True
+    # onnxruntime writes its profile into the working folder unless given a prefix elsewhere.
+    scratch = tempfile.mkdtemp(prefix="aotc_compare_layers_")
+    so.profile_file_prefix = str(Path(scratch) / "onnxruntime_profile")
     sess = ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"])
     for _ in range(runs + 1):
         sess.run(None, feeds)
-    events = json.loads(Path(sess.end_profiling()).read_text())
+    profile = Path(sess.end_profiling())
+    events = json.loads(profile.read_text())
+    shutil.rmtree(scratch, ignore_errors=True)
     durations = collections.defaultdict(list)
     for e in events:
         if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
