@@ -13,7 +13,7 @@ For each model of models/ at its benchmark size it
   3. measures, in rounds that alternate between the two, the aotc runner (`--bench RUNS`, the
      median of RUNS timed runs after one untimed run) and an onnxruntime session on the same
      inputs (all graph optimisations, intra-op threads N, the median of RUNS runs after one
-     warm-up);
+     warm-up, then a 0.2 s pause so that its spinning workers are asleep before aotc runs);
   4. prints a Markdown table: the median over rounds of each, their ratio (below 1: aotc is
      faster) and the percent of this machine's fp32 FMA peak each reaches (GFLOP counted from the
      model's Conv, MatMul and Gemm nodes; the peak measured by bench/fma_peak.cpp at the same
@@ -200,7 +200,14 @@ def time_ort(sess, inputs, runs):
         t0 = time.perf_counter()
         sess.run(None, inputs)
         ms.append((time.perf_counter() - t0) * 1e3)
+    # onnxruntime's intra-op workers spin for a while after a run; an aotc runner started at once
+    # shares the cores with them (MLP at 2 threads: 5.4-6.8 ms right after onnxruntime, 3.1-3.3
+    # ms after a 0.2 s pause or alone). Let them go to sleep before anything else is timed.
+    time.sleep(ORT_SPIN_SETTLE_S)
     return statistics.median(ms)
+
+
+ORT_SPIN_SETTLE_S = 0.2
 
 
 def main():
