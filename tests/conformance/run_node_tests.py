@@ -29,7 +29,6 @@ import concurrent.futures
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -41,6 +40,8 @@ import onnx
 from onnx import numpy_helper
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from device_stages import add_stage_arguments, read_manifest, runner_command, write_manifest  # noqa: E402
 NODE_DATA = Path(onnx.__file__).parent / "backend" / "test" / "data" / "node"
 CONST_INPUT_RE = re.compile(r"--const-input[ =]([A-Za-z0-9_./:\-]+?)=")
 EXIT_UNSUPPORTED = 2
@@ -178,12 +179,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--report", default="", help="write a Markdown report here (docs/conformance.md)")
     ap.add_argument("--json", default="", help="write per-test results as JSON here")
-    ap.add_argument("--runner-wrapper", default="",
-                    help="a command each runner runs under, e.g. 'compute-sanitizer --error-exitcode 9' "
-                         "or 'valgrind --error-exitcode=9'; its failure fails the test")
-    ap.add_argument("--stage", choices=["all", "prepare", "run"], default="all",
-                    help="prepare: compile and gather the data into --work; run: build and run "
-                         "a prepared --work (on the device's machine); all: both")
+    add_stage_arguments(ap, "the packages, the test inputs and expected outputs")
     args = ap.parse_args()
     if args.stage != "all" and args.mode != "package":
         ap.error("--stage prepare/run applies to --mode package")
@@ -191,16 +187,12 @@ def main():
     work = Path(args.work).resolve()
     t0 = time.time()
     if args.stage == "run":
-        manifest = json.loads((work / MANIFEST).read_text())
-        if manifest["target"] != args.target:
-            ap.error(f"{work} was prepared for target {manifest['target']}, not {args.target}")
+        manifest = read_manifest(ap, work, args.target)
         results = {n: Result(n, st, why) for n, (st, why) in manifest["results"].items()}
         ops = manifest["ops"]
         compiled = {n: [str(work / f) for f in t["inputs"]] for n, t in manifest["tests"].items()}
         expected_outputs = {n: [work / f for f in t["expected"]] for n, t in manifest["tests"].items()}
-        shutil.rmtree(work / "out", ignore_errors=True)
         (work / "out").mkdir()
-        shutil.rmtree(work / "build", ignore_errors=True)
         print(f"conformance: running {len(compiled)} prepared packages, target {args.target}", flush=True)
         return build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs)
 
@@ -259,17 +251,14 @@ def main():
         data = NODE_DATA / name / "test_data_set_0"
         expected_outputs[name] = sorted(data.glob("output_*.pb"), key=lambda p: int(p.stem.split("_")[1]))
     if args.stage == "prepare":
-        write_manifest(work, args.target, results, ops, compiled, expected_outputs)
+        store_prepared_tests(work, args.target, results, ops, compiled, expected_outputs)
         print(f"conformance: prepared {len(compiled)} packages in {work} for `--stage run` "
               f"({len(results)} tests already decided here)")
         return 0
     return build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs)
 
 
-MANIFEST = "manifest.json"
-
-
-def write_manifest(work, target, results, ops, compiled, expected_outputs):
+def store_prepared_tests(work, target, results, ops, compiled, expected_outputs):
     """Copies each compiled test's data into `work` and lists it, with paths relative to `work`."""
     tests = {}
     for name, inputs in compiled.items():
@@ -280,9 +269,8 @@ def write_manifest(work, target, results, ops, compiled, expected_outputs):
             shutil.copy(f, data / Path(f).name)
             rel.append(str((data / Path(f).name).relative_to(work)))
         tests[name] = {"inputs": rel[:len(inputs)], "expected": rel[len(inputs):]}
-    manifest = {"target": target, "onnx": onnx.__version__, "tests": tests,
-                "results": {n: [r.status, r.reason] for n, r in results.items()}, "ops": ops}
-    (work / MANIFEST).write_text(json.dumps(manifest, indent=1))
+    write_manifest(work, target, onnx=onnx.__version__, tests=tests, ops=ops,
+                   results={n: [r.status, r.reason] for n, r in results.items()})
 
 
 def build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs):
@@ -310,7 +298,7 @@ def build_run_and_report(args, work, t0, results, ops, compiled, expected_output
             if runner is None:
                 return name, "fail", "package did not build (see build.log)"
             out = work / "out" / name
-            cmd = shlex.split(args.runner_wrapper) + [str(runner), "--output-dir", str(out)]
+            cmd = runner_command(args, runner) + ["--output-dir", str(out)]
             for f in compiled[name]:
                 cmd += ["--input", f]
             code, msg = run_one(cmd)

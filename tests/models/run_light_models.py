@@ -17,11 +17,9 @@ onnxruntime's outputs, manifest.json); --stage run on the device's machine then 
 compares from that folder alone, without aotc. Exit status is non-zero when any model fails.
 A last line "N passed, M failed" summarises.
 """
-import json
 import argparse
 import concurrent.futures
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -34,6 +32,8 @@ from onnx import numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from memory_plan_check import check_package  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from device_stages import add_stage_arguments, read_manifest, runner_command, write_manifest  # noqa: E402
 
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 MODELS = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50",
@@ -120,12 +120,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--build-only", action="store_true",
                     help="compile and build the packages, do not run them (no device here)")
-    ap.add_argument("--runner-wrapper", default="",
-                    help="a command each runner runs under, e.g. 'compute-sanitizer --error-exitcode 9' "
-                         "or 'valgrind --error-exitcode=9'; its failure fails the test")
-    ap.add_argument("--stage", choices=["all", "prepare", "run"], default="all",
-                    help="prepare: compile and store the references in --work; run: build and "
-                         "run a prepared --work (on the device's machine); all: both")
+    add_stage_arguments(ap, "the packages, inputs and onnxruntime's outputs")
     args = ap.parse_args()
     if args.build_only and args.stage != "all":
         ap.error("--build-only and --stage exclude each other")
@@ -133,14 +128,10 @@ def main():
     aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
     t0 = time.time()
     if args.stage == "run":
-        manifest = json.loads((work / "manifest.json").read_text())
-        if manifest["target"] != args.target:
-            ap.error(f"{work} was prepared for target {manifest['target']}, not {args.target}")
+        manifest = read_manifest(ap, work, args.target)
         names, failures, compiled = manifest["models"], manifest["failures"], manifest["compiled"]
         inputs = {n: work / f for n, f in manifest["inputs"].items()}
         expected = {n: [read_tensor(work / f) for f in files] for n, files in manifest["expected"].items()}
-        shutil.rmtree(work / "build", ignore_errors=True)
-        shutil.rmtree(work / "out", ignore_errors=True)
         return build_and_check(args, work, t0, names, failures, compiled, inputs, expected)
 
     import onnxruntime as ort
@@ -195,10 +186,9 @@ def main():
                 f.parent.mkdir(parents=True, exist_ok=True)
                 f.write_bytes(numpy_helper.from_array(tensor).SerializeToString())
                 stored[name].append(str(f.relative_to(work)))
-        (work / "manifest.json").write_text(json.dumps({
-            "target": args.target, "models": names, "failures": failures, "compiled": compiled,
-            "inputs": {n: str(inputs[n].relative_to(work)) for n in compiled}, "expected": stored},
-            indent=1))
+        write_manifest(work, args.target, models=names, failures=failures, compiled=compiled,
+                       inputs={n: str(inputs[n].relative_to(work)) for n in compiled},
+                       expected=stored)
         print(f"light: prepared {len(compiled)} packages in {work} for `--stage run`")
         return 0
     return build_and_check(args, work, t0, names, failures, compiled, inputs, expected)
@@ -232,8 +222,8 @@ def build_and_check(args, work, t0, names, failures, compiled, inputs, expected)
             return [f"light: {name}: package built"], None
         out = work / "out" / name
         t1 = time.time()
-        p = subprocess.run(shlex.split(args.runner_wrapper) +
-                           [str(runner), "--input", str(inputs[name]), "--output-dir", str(out)],
+        p = subprocess.run(runner_command(args, runner) +
+                           ["--input", str(inputs[name]), "--output-dir", str(out)],
                            capture_output=True, text=True, timeout=900)
         if p.returncode != 0:
             return [], "runner failed: " + " ".join(p.stderr.split())[:400]

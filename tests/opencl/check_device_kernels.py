@@ -23,10 +23,8 @@ Usage: python3 tests/opencl/check_device_kernels.py [--aotc build/aotc] [--work 
            [--stage all|prepare|run]
 """
 import argparse
-import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -35,6 +33,9 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from device_stages import add_stage_arguments, read_manifest, runner_command, write_manifest  # noqa: E402
 
 F32, F16, F64, I32 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.INT32
 BF16 = TensorProto.BFLOAT16
@@ -230,23 +231,14 @@ def main():
     ap.add_argument("--filter", help="only the cases whose name this regex finds")
     ap.add_argument("--build-only", action="store_true",
                     help="build the packages without running them (no device here)")
-    ap.add_argument("--runner-wrapper", default="",
-                    help="a command each runner runs under, e.g. 'compute-sanitizer --error-exitcode 9' "
-                         "or 'valgrind --error-exitcode=9'; its failure fails the test")
-    ap.add_argument("--stage", choices=["all", "prepare", "run"], default="all",
-                    help="prepare: compile and store the references in --work; run: build and "
-                         "run a prepared --work (on the device's machine); all: both")
+    add_stage_arguments(ap, "the packages, inputs and references")
     args = ap.parse_args()
     if args.build_only and args.stage != "all":
         ap.error("--build-only and --stage exclude each other")
     aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
     compiler = Path(args.compiler).resolve() if args.compiler else aotc
     if args.stage == "run":
-        manifest = json.loads((work / "manifest.json").read_text())
-        if manifest["target"] != args.target:
-            ap.error(f"{work} was prepared for target {manifest['target']}, not {args.target}")
-        for d in ("build", "out"):
-            shutil.rmtree(work / d, ignore_errors=True)
+        manifest = read_manifest(ap, work, args.target)
         inputs = {n: [work / f for f in files] for n, files in manifest["inputs"].items()}
         return build_and_check(args, work, manifest["cases"], manifest["failures"], inputs,
                                manifest["tolerance"])
@@ -279,11 +271,8 @@ def main():
             failures[name] = "compile failed: " + p.stderr.strip()
     case_names = [n for n, _, _ in all_cases]
     if args.stage == "prepare":
-        (work / "manifest.json").write_text(json.dumps({
-            "target": args.target, "cases": case_names, "failures": failures,
-            "tolerance": tolerance,
-            "inputs": {n: [str(f.relative_to(work)) for f in files] for n, files in inputs.items()}},
-            indent=1))
+        write_manifest(work, args.target, cases=case_names, failures=failures, tolerance=tolerance,
+                       inputs={n: [str(f.relative_to(work)) for f in files] for n, files in inputs.items()})
         print(f"device kernels ({args.target}): prepared {len(case_names) - len(failures)} "
               f"packages in {work} for `--stage run`")
         return 0
@@ -309,7 +298,7 @@ def build_and_check(args, work, case_names, failures, inputs, tolerance):
         if args.build_only:
             print(f"device kernels ({args.target}): {name}: built", flush=True)
             continue
-        cmd = shlex.split(args.runner_wrapper) + [str(runner), "--output-dir", str(work / "out" / name)]
+        cmd = runner_command(args, runner) + ["--output-dir", str(work / "out" / name)]
         for f in inputs[name]:
             cmd += ["--input", str(f)]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
