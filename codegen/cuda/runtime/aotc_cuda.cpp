@@ -118,7 +118,7 @@ aotc_status allocate_buffers(aotc_cuda_state* s, const void* weights, char* erro
   }
   if (m->buffer_bytes[AOTC_DEVICE_WEIGHTS] > 0) {
     if (weights == nullptr) {
-      set_error(error, size, "the model needs %llu bytes of weights and none were given",
+      set_error(error, size, "model %s needs %llu bytes of weights and none were given", m->name,
                 static_cast<unsigned long long>(m->buffer_bytes[AOTC_DEVICE_WEIGHTS]));
       return AOTC_ERR_NULL_ARGUMENT;
     }
@@ -131,8 +131,9 @@ aotc_status allocate_buffers(aotc_cuda_state* s, const void* weights, char* erro
                                     cudaMemcpyHostToDevice, s->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
     if (e != cudaSuccess) {
-      set_error(error, size, "cudaMemcpy (uploading the weights) failed: %s",
-                cudaGetErrorString(e));
+      set_error(error, size, "uploading the %llu bytes of weights of %s to %s failed: %s",
+                static_cast<unsigned long long>(m->buffer_bytes[AOTC_DEVICE_WEIGHTS]), m->name,
+                s->device_name, cudaGetErrorString(e));
       return status_of(e);
     }
   }

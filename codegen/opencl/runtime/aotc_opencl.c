@@ -281,7 +281,7 @@ static aotc_status allocate_buffers(aotc_opencl_state* s, cl_device_id device, c
   }
   if (m->buffer_bytes[AOTC_DEVICE_WEIGHTS] > 0) {
     if (weights == NULL) {
-      set_error(error, size, "the model needs %llu bytes of weights and none were given",
+      set_error(error, size, "model %s needs %llu bytes of weights and none were given", m->name,
                 (unsigned long long)m->buffer_bytes[AOTC_DEVICE_WEIGHTS]);
       return AOTC_ERR_NULL_ARGUMENT;
     }
