@@ -32,6 +32,9 @@ namespace {
 constexpr int64_t kMaxChannelBlock = 4;
 /// Upper bound of the pixel block of the pointwise path (floats of accumulator per channel).
 constexpr int64_t kMaxPixelBlock = 1024;
+/// Largest packed copy of a transposed convolution's pixel tiles (per thread); beyond it, the
+/// GEMM reads the padded input in place.
+constexpr int64_t kMaxPackedPixelBytes = 2 << 20;
 
 struct ConvParams {
   DType dtype;
@@ -285,15 +288,6 @@ bool simd_depthwise(const Node& node, const TargetFacts* facts) {
   return group > 1 && wd[0] == group && wd[1] == 1;
 }
 
-std::optional<PanelPacking> conv_weight_layout(const Node& node, int input, const Value&,
-                                               const TargetFacts& facts) {
-  if (input != 1 || !simd_conv(node, &facts)) return std::nullopt;
-  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
-  const int64_t group = node.attrs().get_int("group", 1);
-  return PanelPacking{group, wd[0] / group, wd[1] * wd[2] * wd[3], simd_tile(facts).mr,
-                      /*across_y=*/false};
-}
-
 /// Columns of a shifted convolution's output grid: the output row, widened by the widest
 /// column shift of a tap in its stride phase.
 int64_t shifted_grid_w(const WindowGeometry& g) {
@@ -314,19 +308,97 @@ bool shifted_conv_pays(const WindowGeometry& g) {
   return (grid_w - g.output[1]) * 100 <= 8 * grid_w;
 }
 
+/// Estimated cycles of an m x n x k product in the register tiles of aotc_simd.h, plus
+/// `store_cycles` per tile: each tile issues rows x vectors multiply-adds per step of k, two per
+/// cycle, but takes at least the 4 cycles of one multiply-add's latency (a tile of few
+/// accumulators waits on its own chains).
+double gemm_tile_cycles(int64_t m, int64_t n, int64_t k, const SimdTile& tile, int64_t lanes,
+                        double store_cycles) {
+  auto cycles = [&](int64_t rows, int64_t cols) {
+    const int64_t vectors = (cols + lanes - 1) / lanes;
+    return k * std::max(static_cast<double>(rows * vectors) / 2.0, 4.0) + store_cycles;
+  };
+  const int64_t full_rows = m / tile.mr, tail_rows = m % tile.mr;
+  const int64_t full_cols = n / tile.nr, tail_cols = n % tile.nr;
+  double total = static_cast<double>(full_rows * full_cols) * cycles(tile.mr, tile.nr);
+  if (tail_cols > 0) total += static_cast<double>(full_rows) * cycles(tile.mr, tail_cols);
+  if (tail_rows > 0) total += static_cast<double>(full_cols) * cycles(tail_rows, tile.nr);
+  if (tail_rows > 0 && tail_cols > 0) total += cycles(tail_rows, tail_cols);
+  return total;
+}
+
+/// Floats of the packed copy of one thread's pixel tiles in the transposed order
+/// (pack_pixel_rows): pixel tiles of kTileRows rows by k columns.
+int64_t packed_pixel_floats(int64_t pixel_rows_per_part, int64_t k, const SimdTile& tile) {
+  return (pixel_rows_per_part + tile.mr - 1) / tile.mr * tile.mr * k;
+}
+
+/// Whether a SIMD convolution is computed transposed, with output pixels as the GEMM's rows and
+/// output channels (the packed weights' panels) as its columns (aotc_simd::PixelRows): on small
+/// planes a pixel run of the output has fewer columns than a B panel, and the usual order (rows
+/// = channels) computes the ragged last panel, or a shifted grid's columns past the output row,
+/// for nothing: ResNet-50's 3x3 at 7x7 outputs computes 63 grid columns for 49 pixels. Decided
+/// by a cycle estimate of both orders: their register tiles; the transposed tile's store, which
+/// moves elements one by one through a transposition (about a cycle each, against two per
+/// vector); the copies of either order's packing (the pixel tiles, half a cycle per float; the
+/// usual order's im2col panels, a quarter). Transposed 1x1s must be packed: reading their input
+/// in place, each step of k jumps a whole plane, and ResNet-50's 1x1s at 7x7 ran 1.25x slower
+/// (packed, 0.77x the usual order's time).
+bool conv_pixel_rows(const Node& node, const TargetFacts& facts) {
+  if (!simd_conv(node, &facts)) return false;
+  const std::vector<int64_t> xd = static_dims(node.input(0)->shape());
+  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
+  Expected<WindowGeometry> geometry =
+      window_geometry(node, {xd.begin() + 2, xd.end()}, {wd.begin() + 2, wd.end()});
+  if (!geometry.has_value()) return false;
+  const WindowGeometry& g = *geometry;
+  const SimdTile tile = simd_tile(facts);
+  const int64_t lanes = facts.vector_bits / 32;
+  const int64_t m = wd[0] / node.attrs().get_int("group", 1), k = wd[1] * wd[2] * wd[3];
+  const int64_t pixels = g.output[0] * g.output[1];
+  // Packed when one thread's copy of all pixel tiles fits (threads split by channels here).
+  const bool packed = packed_pixel_floats(pixels, k, tile) * 4 <= kMaxPackedPixelBytes;
+  if (!packed && wd[2] * wd[3] == 1) return false;
+  const bool shifted = shifted_conv_pays(g);
+  const int64_t n = shifted ? g.output[0] * shifted_grid_w(g) : pixels;
+  const double usual = gemm_tile_cycles(m, n, k, tile, lanes, 2.0 * tile.mr * tile.nr / lanes) +
+                       (shifted ? 0.0 : 0.25 * static_cast<double>(n * k));
+  const double transposed = gemm_tile_cycles(pixels, m, k, tile, lanes, 1.0 * tile.mr * tile.nr) +
+                            (packed ? 0.5 * static_cast<double>(pixels * k) : 0.0);
+  return transposed < usual;
+}
+
+std::optional<PanelPacking> conv_weight_layout(const Node& node, int input, const Value&,
+                                               const TargetFacts& facts) {
+  if (input != 1 || !simd_conv(node, &facts)) return std::nullopt;
+  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
+  const int64_t group = node.attrs().get_int("group", 1);
+  // Row panels of W (A = W) in the usual order; transposed, W^T is B and its column panels
+  // are panels of NR output channels, each (channel, tap) column of W after the other.
+  const SimdTile tile = simd_tile(facts);
+  return PanelPacking{group, wd[0] / group, wd[1] * wd[2] * wd[3],
+                      conv_pixel_rows(node, facts) ? tile.nr : tile.mr, /*across_y=*/false};
+}
+
 /// Convolution as a GEMM over the padded input read in place (aotc_simd::ShiftedConv): per
 /// image and group, the input is copied once into zero-padded phase planes (one per stride
 /// phase a tap reads; not at all for an unpadded, unstrided 1x1), then the GEMM reads row
-/// (c, kh, kw) of B as a phase plane shifted by that tap's offset, with W packed into row panels
-/// at compile time; columns outside the output are dropped by the GridStore.
-Status emit_conv_shifted(CppKernel& k, const ConvParams& p) {
+/// (c, kh, kw) of the im2col matrix as a phase plane shifted by that tap's offset. In the usual
+/// order (`pixel_rows` false) W, packed into row panels at compile time, is A and the shifted
+/// planes are B, whose columns form a grid wider than the output (the columns outside it are
+/// dropped by the GridStore). With `pixel_rows` the product is computed transposed: A's rows
+/// are the output pixels, each reading the shifted planes (PixelRows), B is W^T in panels of
+/// output channels, and the TransposedStore writes each tile's columns as rows of Y.
+Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const Node& node = k.node;
   const TargetFacts& facts = *k.ctx.facts;
   const SimdTile tile = simd_tile(facts);
   const WindowGeometry& g = p.g;
   const int64_t grid_w = shifted_grid_w(g);
   const int64_t grid_h = g.output[0] + (g.kernel[0] - 1) * g.dilations[0] / g.strides[0];
-  const int64_t m = p.group_out_c, n = g.output[0] * grid_w;
+  const int64_t pixels = g.output[0] * g.output[1];
+  const int64_t m = pixel_rows ? pixels : p.group_out_c;
+  const int64_t n = pixel_rows ? p.group_out_c : g.output[0] * grid_w;
   const int64_t kk = p.group_in_c * g.kernel[0] * g.kernel[1];
   const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
   const bool in_place = g.strides[0] == 1 && g.strides[1] == 1 && g.pad_begin[0] == 0 &&
@@ -347,12 +419,20 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p) {
       gemm_blocking(facts, split.rows_per_part(m), kk, group);
 
   CodeWriter& w = k.w;
-  w.line("// {}x{} register tiles of the {} GEMM over the {} input (no im2col); W {}.", tile.mr,
-         tile.nr, facts.simd, in_place ? "unpadded" : "zero-padded", prepacked ? "packed into row panels at compile time" : "read in place");
+  if (pixel_rows)
+    w.line("// {}x{} register tiles of the transposed {} GEMM (output pixels x channels) over the {}", tile.mr,
+           tile.nr, facts.simd, in_place ? "unpadded" : "zero-padded");
+  else
+    w.line("// {}x{} register tiles of the {} GEMM over the {}", tile.mr, tile.nr, facts.simd,
+           in_place ? "unpadded" : "zero-padded");
+  w.line("// input (no im2col); W {}.", prepacked ? "packed into panels at compile time" : "read in place");
   emit_simd_asserts(w, tile);
   w.line("using Shifted = aotc_simd::ShiftedConv<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
   w.line("                                       kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
-  w.line("constexpr int64_t kM = kGroupOutC, kN = Shifted::kN, kK = Shifted::kK;");
+  if (pixel_rows)
+    w.line("constexpr int64_t kM = Shifted::kPixels, kN = kGroupOutC, kK = Shifted::kK;");
+  else
+    w.line("constexpr int64_t kM = kGroupOutC, kN = Shifted::kN, kK = Shifted::kK;");
   w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
   w.line("constexpr int64_t kGroup = {};  // B panels per group", group);
   std::string padded_base;
@@ -364,6 +444,15 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p) {
     padded_base = k.scratch(padded_floats * 4);
   }
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
+  // Transposed, the part's pixel tiles are packed (pack_pixel_rows) when they fit in
+  // kMaxPackedPixelBytes.
+  const int64_t packed_floats = packed_pixel_floats(split.rows_per_part(m), kk, tile);
+  const bool pack_pixels = pixel_rows && packed_floats * 4 <= kMaxPackedPixelBytes;
+  std::string packed_base;
+  if (pack_pixels) {
+    w.line("constexpr int64_t kPackedFloats = {};  // this part's pixel tiles, packed", packed_floats);
+    packed_base = k.scratch(split.parts * packed_floats * 4);
+  }
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
   w.open("for (int64_t g = 0; g < kGroups; ++g)");
   w.line("const float* x = {} + (n * kInC + g * kGroupInC) * kInPlane;", k.in[0]);
@@ -382,11 +471,26 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p) {
   const std::vector<AxisRange> coords = {{0, 1, "n"}, {1, 2, "g * kGroupOutC + i"}, {2, 4, "j"}};
   AOTC_RETURN_IF_ERROR(emit_store_policy(k, "y", "kOutPlane", coords, "i * kOutPlane + j",
                                          p.has_bias ? fmt::format("{}[g * kGroupOutC + i]", k.in[2]) : ""));
-  w.line("aotc_simd::GridStore<decltype(store), Shifted::kGridW, kOutW> grid{{store}};");
-  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup, kKc, kRowBlock,",
-         prepacked ? "true" : "false");
-  w.line("                aotc_simd::ShiftedRows<Shifted>>(wg, src, grid, partial, panel_begin,");
-  w.line("                                                 panel_end, row_begin, row_end);");
+  if (pixel_rows) {
+    w.line("aotc_simd::TransposedStore<decltype(store)> transposed{{store}};");
+    if (pack_pixels) {
+      w.line("float* AOTC_RESTRICT packed_a = reinterpret_cast<float*>({}) + part * kPackedFloats;",
+             packed_base);
+      w.line("aotc_simd::pack_pixel_rows<Shifted>(src, packed_a, row_begin, row_end);");
+      w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<true, kK>, kGroup, kKc, kRowBlock>(");
+      w.line("    packed_a - row_begin * aotc_simd::kTileRows * kK, wg, transposed, partial, panel_begin,");
+      w.line("    panel_end, row_begin, row_end);");
+    } else {
+      w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::PixelRows<Shifted>, kGroup, kKc, kRowBlock>(");
+      w.line("    src, wg, transposed, partial, panel_begin, panel_end, row_begin, row_end);");
+    }
+  } else {
+    w.line("aotc_simd::GridStore<decltype(store), Shifted::kGridW, kOutW> grid{{store}};");
+    w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup, kKc, kRowBlock,",
+           prepacked ? "true" : "false");
+    w.line("                aotc_simd::ShiftedRows<Shifted>>(wg, src, grid, partial, panel_begin,");
+    w.line("                                                 panel_end, row_begin, row_end);");
+  }
   emit_parallel_end(k, split);
   w.close();
   w.close();
@@ -542,8 +646,12 @@ Status emit_conv(CppKernel& k) {
                                         : "direct, one output row at a time");
   emit_constants(k, p, axes);
   if (k.epilogue) k.epilogue->emit_prologue(k.w);
-  if (simd_conv(node, k.ctx.facts))
-    return shifted_conv_pays(g) ? emit_conv_shifted(k, p) : emit_conv_simd(k, p);
+  if (simd_conv(node, k.ctx.facts)) {
+    // The transposed order needs W^T packed into channel panels (conv_weight_layout).
+    if (packed_weight(node, 1, k.operand(1), *k.ctx.facts) && conv_pixel_rows(node, *k.ctx.facts))
+      return emit_conv_shifted(k, p, /*pixel_rows=*/true);
+    return shifted_conv_pays(g) ? emit_conv_shifted(k, p, /*pixel_rows=*/false) : emit_conv_simd(k, p);
+  }
   if (simd_depthwise(node, k.ctx.facts)) return emit_depthwise_simd(k, p);
   return pointwise ? emit_pointwise(k, p) : emit_direct(k, p, axes);
 }

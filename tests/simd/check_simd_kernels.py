@@ -2,7 +2,9 @@
 """Checks the SIMD kernels of the x86-64-avx2/avx512 targets against onnxruntime on the shapes
 that the node tests and models/ leave out: depthwise convolutions with odd widths (below, at
 and past one vector), strides 1 to 3, dilation, asymmetric padding, 5x5 taps, batch 2, fused
-activations and residuals; implicit-GEMM convolutions with strides, dilation, padding wider than the kernel and groups;
+activations and residuals; implicit-GEMM convolutions with strides, dilation, padding wider than
+the kernel and groups, on each of the four paths (im2col, shifted, transposed with packed or
+in-place pixels; a path left with no case fails the check);
 GEMMs with ragged tiles, M = 1 and reductions deep enough for K blocking; the row-wise 2-D
 MaxPool/AveragePool (vectorised interior columns, per-tap borders) with strides, dilation,
 ceil_mode, rows too narrow for an interior and windows that start in the padding; Softmax and
@@ -69,6 +71,22 @@ CONV = {
     "conv3x3_s2_pad_asym": ((1, 6, 15, 61), (12, 6, 3, 3), (2, 2), (1, 1), (0, 1, 1, 0), 1),
     "conv3x3_s2_dilated_one_phase": ((1, 4, 12, 70), (8, 4, 3, 3), (2, 2), (2, 2), (2, 2, 2, 2), 1),
     "conv3x3_s2_deep": ((1, 64, 14, 60), (20, 64, 3, 3), (2, 2), (1, 1), (1, 1, 1, 1), 1),
+    # Small planes and many channels: computed transposed (output pixels as rows, channels as
+    # columns), the pixel tiles packed or, too big to pack, read in place. Tails: 49 pixels =
+    # 8 x 6 + 1, 56 channels = 3 x 16 + 8; K blocked (576); strided; grouped; two threads.
+    "conv3x3_small_plane_transposed": ((1, 64, 7, 7), (56, 64, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    "conv1x1_small_plane_transposed": ((1, 256, 7, 7), (96, 256, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
+    "conv3x3_s2_transposed": ((1, 48, 13, 14), (64, 48, 3, 3), (2, 2), (1, 1), (1, 1, 1, 1), 1),
+    "conv1x1_s2_transposed_grouped": ((2, 512, 14, 14), (128, 256, 1, 1), (2, 2), (1, 1), (0, 0, 0, 0), 2),
+    "conv3x3_transposed_in_place": ((1, 128, 32, 33), (64, 128, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+}
+
+# The SIMD convolution paths, each named by what its generated code calls.
+CONV_PATHS = {
+    "im2col": "aotc_simd::pack_im2col_panels<Geometry>",
+    "shifted": "aotc_simd::ShiftedRows<Shifted>",
+    "transposed, packed pixels": "aotc_simd::pack_pixel_rows<Shifted>",
+    "transposed, pixels in place": "aotc_simd::PixelRows<Shifted>",
 }
 
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).
@@ -238,6 +256,14 @@ def main():
         return 1
 
     passed, failed = 0, 0
+    # Which convolution path a case takes is the compiler's choice: check that each path still
+    # has a case (a change of the cost estimate could otherwise leave one untested).
+    for name in names:
+        source = "".join(f.read_text() for f in (work / "pkgs" / name / "src").glob("*.cpp"))
+        for path, marker in CONV_PATHS.items():
+            if marker not in source:
+                print(f"FAILED: {name}: no convolution case takes the {path} path ({marker!r})")
+                failed += 1
     for name in names:
         out = work / "out" / name
         cmd = [str(work / "build" / name / f"{name}_run")]

@@ -187,13 +187,28 @@ EpilogueStore<F> epilogue_store(F f) {
 /// policy), or one block of K with the running sums kept in a partial tile in between.
 enum class KBlock { kWhole, kFirst, kMiddle, kLast };
 
-/// One register tile: MR rows of A (A(i, p) = a[i * kAR + p * kAC]) times one B panel of kCols
-/// columns (row p at b + p * kCols, or at b + off[p] when kShifted), summed over KB rows of B; as `kPart` says, the sums start
-/// from zero or from `partial` (MR x kTileCols floats) and end in the store policy or in
-/// `partial`.
-template <int MR, int kCols, int64_t KB, int64_t kAR, int64_t kAC, KBlock kPart, bool kShifted,
-          typename Store>
-AOTC_SIMD_INLINE void tile(const float* a, const float* b, const int64_t* off, float* partial,
+/// Rows of A read with fixed strides: A(i, p) = a[i * kAR + p * kAC].
+template <int64_t kAR, int64_t kAC>
+struct StridedRows {
+  const float* a;
+  AOTC_SIMD_INLINE float at(int i, int64_t p) const { return a[i * kAR + p * kAC]; }
+};
+
+/// Rows of A each at its own address, read at a shared table of column offsets:
+/// A(i, p) = row[i][off[p]] (output pixels of a convolution reading its padded input in place).
+template <int MR>
+struct OffsetRows {
+  const float* row[MR];
+  const int64_t* off;
+  AOTC_SIMD_INLINE float at(int i, int64_t p) const { return row[i][off[p]]; }
+};
+
+/// One register tile: MR rows of A (read through `ar`, A(i, p) = ar.at(i, p)) times one B panel
+/// of kCols columns (row p at b + p * kCols, or at b + off[p] when kShifted), summed over KB
+/// rows of B; as `kPart` says, the sums start from zero or from `partial` (MR x kTileCols
+/// floats) and end in the store policy or in `partial`.
+template <int MR, int kCols, int64_t KB, KBlock kPart, bool kShifted, typename ARows, typename Store>
+AOTC_SIMD_INLINE void tile(const ARows ar, const float* b, const int64_t* off, float* partial,
                            Store& store, int64_t i0, int64_t j0) {
   constexpr int NV = vectors(kCols);
   V::reg acc[MR][NV];
@@ -213,7 +228,7 @@ AOTC_SIMD_INLINE void tile(const float* a, const float* b, const int64_t* off, f
                                         : V::load_n(brow + v * kLanes, kCols - v * kLanes);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
-      const V::reg av = V::set1(a[i * kAR + p * kAC]);
+      const V::reg av = V::set1(ar.at(i, p));
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = V::fma(av, bv[v], acc[i][v]);
     }
@@ -229,11 +244,36 @@ AOTC_SIMD_INLINE void tile(const float* a, const float* b, const int64_t* off, f
 }
 
 /// How A is read: in place with row stride kLda, or (kPacked) from row panels of kTileRows rows
-/// packed at compile time (the last panel M % kTileRows rows high).
+/// packed at compile time (the last panel M % kTileRows rows high). rows<MR, K>(a, r, k0): the
+/// MR rows of row tile r from column k0 on.
 template <bool kPacked, int64_t kLda>
 struct ALayout {
-  static constexpr bool packed = kPacked;
-  static constexpr int64_t lda = kLda;
+  template <int MR, int64_t K>
+  static AOTC_SIMD_INLINE auto rows(const float* a, int64_t r, int64_t k0) {
+    constexpr int64_t kAR = kPacked ? 1 : kLda, kAC = kPacked ? MR : 1;
+    const float* ar = kPacked ? a + r * kTileRows * K : a + r * kTileRows * kLda;
+    return StridedRows<kAR, kAC>{ar + k0 * kAC};
+  }
+};
+
+/// A whose rows are the output pixels of a convolution S (an aotc_simd::ShiftedConv) and whose
+/// columns are its (channel, tap) pairs, read from the padded input in place: pixel q = (oh,
+/// ow) is grid pixel oh * S::kGridW + ow, and column p is that pixel shifted by
+/// S::kOffsets.at[p]. Row tiles are runs of kTileRows consecutive output pixels, so no grid
+/// column outside the output is computed.
+template <typename S>
+struct PixelRows {
+  template <int MR, int64_t K>
+  static AOTC_SIMD_INLINE OffsetRows<MR> rows(const float* a, int64_t r, int64_t k0) {
+    OffsetRows<MR> o;
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const int64_t q = r * kTileRows + i;
+      o.row[i] = a + q / S::kOW * S::kGridW + q % S::kOW;
+    }
+    o.off = S::kOffsets.at + k0;
+    return o;
+  }
 };
 
 /// The K blocking of a product: KB rows of B per block, so that a block of a B panel
@@ -269,26 +309,21 @@ AOTC_SIMD_INLINE void tile_at(const float* a, const float* bp, float* partial, S
   constexpr int64_t kFullPanels = N / NR, kFullRows = M / MR;
   constexpr int kTailCols = static_cast<int>(N % NR), kTailRows = static_cast<int>(M % MR);
   constexpr bool kS = BR::kShifted;
-  const float* ar = A::packed ? a + r * MR * K : a + r * MR * A::lda;
   const int64_t* off = kS ? BR::offsets() + k0 : nullptr;
   const float* b_full = kS ? bp + j * NR : bp + j * NR * K + k0 * NR;
   const float* b_tail = kS ? bp + j * NR : bp + j * NR * K + k0 * kTailCols;
   if (r < kFullRows) {
-    constexpr int64_t kAR = A::packed ? 1 : A::lda, kAC = A::packed ? MR : 1;
+    const auto ar = A::template rows<MR, K>(a, r, k0);
     if (j < kFullPanels)
-      tile<MR, NR, KB, kAR, kAC, kPart, kS>(ar + k0 * kAC, b_full, off, partial, store, r * MR,
-                                            j * NR);
+      tile<MR, NR, KB, kPart, kS>(ar, b_full, off, partial, store, r * MR, j * NR);
     else if constexpr (kTailCols > 0)
-      tile<MR, kTailCols, KB, kAR, kAC, kPart, kS>(ar + k0 * kAC, b_tail, off, partial, store,
-                                                   r * MR, j * NR);
+      tile<MR, kTailCols, KB, kPart, kS>(ar, b_tail, off, partial, store, r * MR, j * NR);
   } else if constexpr (kTailRows > 0) {
-    constexpr int64_t kAR = A::packed ? 1 : A::lda, kAC = A::packed ? kTailRows : 1;
+    const auto ar = A::template rows<kTailRows, K>(a, r, k0);
     if (j < kFullPanels)
-      tile<kTailRows, NR, KB, kAR, kAC, kPart, kS>(ar + k0 * kAC, b_full, off, partial, store,
-                                                   r * MR, j * NR);
+      tile<kTailRows, NR, KB, kPart, kS>(ar, b_full, off, partial, store, r * MR, j * NR);
     else if constexpr (kTailCols > 0)
-      tile<kTailRows, kTailCols, KB, kAR, kAC, kPart, kS>(ar + k0 * kAC, b_tail, off, partial,
-                                                          store, r * MR, j * NR);
+      tile<kTailRows, kTailCols, KB, kPart, kS>(ar, b_tail, off, partial, store, r * MR, j * NR);
   }
 }
 
@@ -627,6 +662,7 @@ struct ShiftedConv {
   }
   static constexpr Offsets kOffsets = make_offsets();
   static constexpr int64_t kIH = IH, kIW = IW, kPH = PH, kPW = PW, kC = C, kSH = SH, kSW = SW;
+  static constexpr int64_t kOW = OW, kPixels = OH * OW;
 };
 
 /// Copies the group's input (C planes of IH x IW) into S's zero-padded phase planes.
@@ -687,6 +723,54 @@ struct GridStore {
         c += len;
       }
     }
+  }
+};
+
+/// Packs row tiles [row_begin, row_end) of PixelRows<S> (output pixels by (channel, tap)
+/// columns of the convolution S over its padded input `src`) into row panels of kTileRows rows,
+/// the layout ALayout<true, K> reads: tile r at dst + (r - row_begin) * kTileRows * K, element
+/// (i, p) at p * rows + i. One copy per convolution, so that the GEMM's broadcasts read each
+/// tile's K columns in sequence instead of one plane apart.
+template <typename S>
+inline void pack_pixel_rows(const float* src, float* dst, int64_t row_begin, int64_t row_end) {
+  constexpr int64_t K = S::kK;
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    const int64_t q0 = r * kTileRows;
+    const int rows = static_cast<int>(std::min<int64_t>(kTileRows, S::kPixels - q0));
+    int64_t at[kTileRows];
+    for (int i = 0; i < rows; ++i) at[i] = (q0 + i) / S::kOW * S::kGridW + (q0 + i) % S::kOW;
+    float* AOTC_SIMD_RESTRICT d = dst + (r - row_begin) * kTileRows * K;
+    if (rows == kTileRows) {
+      for (int64_t p = 0; p < K; ++p) {
+        const float* s = src + S::kOffsets.at[p];
+#pragma GCC unroll 16
+        for (int i = 0; i < kTileRows; ++i) d[p * kTileRows + i] = s[at[i]];
+      }
+    } else {
+      for (int64_t p = 0; p < K; ++p) {
+        const float* s = src + S::kOffsets.at[p];
+        for (int i = 0; i < rows; ++i) d[p * rows + i] = s[at[i]];
+      }
+    }
+  }
+}
+
+/// Store policy for a product computed transposed, Y^T = B^T A^T (a convolution with output
+/// pixels as rows and output channels as columns, PixelRows): tile (i0, j0) of Y^T goes to rows
+/// j0 .. of the inner policy (channels), columns i0 .. (pixels, consecutive in Y).
+template <typename Inner>
+struct TransposedStore {
+  Inner& inner;
+  template <int MR, int kCols>
+  AOTC_SIMD_INLINE void tile(const V::reg (&acc)[MR][vectors(kCols)], int64_t i0, int64_t j0) {
+    constexpr int64_t ld = vectors(kCols) * kLanes;
+    alignas(64) float t[MR * ld];
+    store_tile<MR, kCols>(acc, t, ld);
+    alignas(64) float tt[kCols * MR];
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+      for (int c = 0; c < kCols; ++c) tt[c * MR + i] = t[i * ld + c];
+    inner.rows(tt, MR, j0, i0, kCols, MR);
   }
 };
 
