@@ -425,7 +425,10 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   else
     w.line("// {}x{} register tiles of the {} GEMM over the {}", tile.mr, tile.nr, facts.simd,
            in_place ? "unpadded" : "zero-padded");
-  w.line("// input (no im2col); W {}.", prepacked ? "packed into panels at compile time" : "read in place");
+  const int64_t packed_floats = packed_pixel_floats(split.rows_per_part(m), kk, tile);
+  const bool pack_pixels = pixel_rows && packed_floats * 4 <= kMaxPackedPixelBytes;
+  w.line("// input ({}); W {}.", pack_pixels ? "its pixel tiles packed once" : "no im2col",
+         prepacked ? "packed into panels at compile time" : "read in place");
   emit_simd_asserts(w, tile);
   w.line("using Shifted = aotc_simd::ShiftedConv<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
   w.line("                                       kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
@@ -446,8 +449,6 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   // Transposed, the part's pixel tiles are packed (pack_pixel_rows) when they fit in
   // kMaxPackedPixelBytes.
-  const int64_t packed_floats = packed_pixel_floats(split.rows_per_part(m), kk, tile);
-  const bool pack_pixels = pixel_rows && packed_floats * 4 <= kMaxPackedPixelBytes;
   std::string packed_base;
   if (pack_pixels) {
     w.line("constexpr int64_t kPackedFloats = {};  // this part's pixel tiles, packed", packed_floats);

@@ -9,8 +9,10 @@
 // narrower, read with masked loads), each stored row after row: the layout weights are packed
 // into at compile time (codegen/cpp/weight_packing.h) and activations at run time (pack_b_panels,
 // pack_im2col_panels). A is read in place with a row stride, or from row panels of MR rows
-// packed at compile time (convolution weights). The loops visit groups of B panels sized to stay
-// in L2 while every row tile of A passes over them.
+// packed at compile time (convolution weights) or at run time (pack_pixel_rows), or row by row
+// at a table of offsets (PixelRows: a convolution computed transposed, output pixels as rows).
+// The loops visit groups of B panels sized to stay in L2 while every row tile of A passes over
+// them.
 #ifndef AOTC_SIMD_H
 #define AOTC_SIMD_H
 
