@@ -411,7 +411,9 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   };
   const int64_t planes = phases(g.kernel[0], g.dilations[0], g.strides[0]) *
                          phases(g.kernel[1], g.dilations[1], g.strides[1]);
-  const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group);
+  // Transposed, B is W^T packed at compile time: threads may split the pixel tiles, each
+  // packing only its own, and share the weights through L3.
+  const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group, /*b_prepacked=*/pixel_rows);
   const GemmBlocking first = gemm_blocking(facts, m, kk, 1);
   const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
                                  (n + tile.nr - 1) / tile.nr);
