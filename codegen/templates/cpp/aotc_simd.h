@@ -667,10 +667,12 @@ struct ShiftedConv {
   static constexpr int64_t kOW = OW, kPixels = OH * OW;
 };
 
-/// Copies the group's input (C planes of IH x IW) into S's zero-padded phase planes.
+/// Copies channels [c_begin, c_end) of the group's input (C planes of IH x IW) into S's
+/// zero-padded phase planes (the zeros past the last plane with the last channel), so that
+/// threads can pad disjoint channel ranges.
 template <typename S>
-inline void pad_input(const float* x, float* xp) {
-  for (int64_t c = 0; c < S::kC; ++c) {
+inline void pad_input(const float* x, float* xp, int64_t c_begin = 0, int64_t c_end = S::kC) {
+  for (int64_t c = c_begin; c < c_end; ++c) {
     for (int64_t rh = 0; rh < S::kSH; ++rh) {
       if (S::kPhasesH.slot[rh] < 0) continue;
       for (int64_t rw = 0; rw < S::kSW; ++rw) {
@@ -699,7 +701,7 @@ inline void pad_input(const float* x, float* xp) {
       }
     }
   }
-  std::fill(xp + S::kPlanesFloats, xp + S::kPaddedFloats, 0.0f);
+  if (c_end == S::kC) std::fill(xp + S::kPlanesFloats, xp + S::kPaddedFloats, 0.0f);
 }
 
 /// Store policy over the output grid of a ShiftedConv: grid column q = oh * kGridW + ow goes to
@@ -730,9 +732,9 @@ struct GridStore {
 
 /// Packs row tiles [row_begin, row_end) of PixelRows<S> (output pixels by (channel, tap)
 /// columns of the convolution S over its padded input `src`) into row panels of kTileRows rows,
-/// the layout ALayout<true, K> reads: tile r at dst + (r - row_begin) * kTileRows * K, element
-/// (i, p) at p * rows + i. One copy per convolution, so that the GEMM's broadcasts read each
-/// tile's K columns in sequence instead of one plane apart.
+/// the layout ALayout<true, K> reads: tile r at dst + r * kTileRows * K, element (i, p) at
+/// p * rows + i. One copy per convolution, so that the GEMM's broadcasts read each tile's K
+/// columns in sequence instead of one plane apart.
 template <typename S>
 inline void pack_pixel_rows(const float* src, float* dst, int64_t row_begin, int64_t row_end) {
   constexpr int64_t K = S::kK;
@@ -741,7 +743,7 @@ inline void pack_pixel_rows(const float* src, float* dst, int64_t row_begin, int
     const int rows = static_cast<int>(std::min<int64_t>(kTileRows, S::kPixels - q0));
     int64_t at[kTileRows];
     for (int i = 0; i < rows; ++i) at[i] = (q0 + i) / S::kOW * S::kGridW + (q0 + i) % S::kOW;
-    float* AOTC_SIMD_RESTRICT d = dst + (r - row_begin) * kTileRows * K;
+    float* AOTC_SIMD_RESTRICT d = dst + r * kTileRows * K;
     if (rows == kTileRows) {
       for (int64_t p = 0; p < K; ++p) {
         const float* s = src + S::kOffsets.at[p];
