@@ -596,7 +596,9 @@ Status emit_depthwise_simd(CppKernel& k, const ConvParams& p) {
   const int64_t rows = (g.output[0] - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1;
   const int64_t out_vectors = (g.output[1] + lanes - 1) / lanes;
   const int64_t phase_w = out_vectors * lanes + (g.kernel[1] - 1) * g.dilations[1] / g.strides[1];
-  const int64_t scratch_floats = g.strides[1] * rows * phase_w + out_vectors * lanes;
+  const int64_t store_rows = std::clamp<int64_t>(256 / g.output[1], 1, g.output[0]);
+  const int64_t scratch_floats =
+      g.strides[1] * rows * phase_w + store_rows * g.output[1] + out_vectors * lanes;
   constexpr int64_t kMinWorkPerThread = 64 * 1024;  // multiply-adds, as the GEMMs
   const int64_t work = p.batch * p.out_c * g.output[0] * g.output[1] * g.kernel[0] * g.kernel[1];
   GemmSplit split;

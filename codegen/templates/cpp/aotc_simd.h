@@ -533,8 +533,14 @@ struct Depthwise2d {
   static constexpr int64_t kOutVectors = (OW + kLanes - 1) / kLanes;
   /// Columns of a phase row: every vector of outputs plus the widest tap offset.
   static constexpr int64_t kPhaseW = kOutVectors * kLanes + ((KW - 1) * DW) / SW;
-  /// Scratch floats per thread: the phase planes and one output row.
-  static constexpr int64_t kScratchFloats = SW * kRows * kPhaseW + kOutVectors * kLanes;
+  /// Output rows stored at once: as many as make a run of about 256 values, since Y's rows of a
+  /// plane are contiguous and a short row (7 or 14 values) goes through the epilogue's scalar
+  /// loop, one call per row (MobileNetV2's depthwise layers on 7 x 7 and 14 x 14 planes).
+  static constexpr int64_t kStoreRows = std::clamp<int64_t>(256 / OW, 1, OH);
+  /// Scratch floats per thread: the phase planes and kStoreRows output rows (each row's last
+  /// vector may spill into the next row, which overwrites it, or past the last).
+  static constexpr int64_t kScratchFloats =
+      SW * kRows * kPhaseW + kStoreRows * OW + kOutVectors * kLanes;
 };
 
 /// NB vectors of one output row (columns ow0 ..), summed over every tap, stored to `out`.
@@ -598,12 +604,16 @@ inline void depthwise_plane(const float* x, const float* w, float* scratch, Stor
   constexpr int kBlock = 4;  // vectors of outputs per step: 4 accumulators + 4 loads in flight
   constexpr int64_t kFullBlocks = G::kOutVectors / kBlock;
   constexpr int kTail = static_cast<int>(G::kOutVectors % kBlock);
-  for (int64_t oh = 0; oh < G::kOH; ++oh) {
-    for (int64_t b = 0; b < kFullBlocks; ++b)
-      depthwise_vectors<G, kBlock>(planes, w, oh, b * kBlock * kLanes, out);
-    if constexpr (kTail > 0)
-      depthwise_vectors<G, kTail>(planes, w, oh, kFullBlocks * kBlock * kLanes, out);
-    store.row(out, i, oh * G::kOW, static_cast<int>(G::kOW));
+  for (int64_t oh0 = 0; oh0 < G::kOH; oh0 += G::kStoreRows) {
+    const int64_t oh1 = std::min(G::kOH, oh0 + G::kStoreRows);
+    for (int64_t oh = oh0; oh < oh1; ++oh) {
+      float* row = out + (oh - oh0) * G::kOW;
+      for (int64_t b = 0; b < kFullBlocks; ++b)
+        depthwise_vectors<G, kBlock>(planes, w, oh, b * kBlock * kLanes, row);
+      if constexpr (kTail > 0)
+        depthwise_vectors<G, kTail>(planes, w, oh, kFullBlocks * kBlock * kLanes, row);
+    }
+    store.row(out, i, oh0 * G::kOW, static_cast<int>((oh1 - oh0) * G::kOW));
   }
 }
 
