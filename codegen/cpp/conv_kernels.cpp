@@ -32,8 +32,8 @@ namespace {
 constexpr int64_t kMaxChannelBlock = 4;
 /// Upper bound of the pixel block of the pointwise path (floats of accumulator per channel).
 constexpr int64_t kMaxPixelBlock = 1024;
-/// Largest packed copy of a transposed convolution's pixel tiles (per thread); beyond it, the
-/// GEMM reads the padded input in place.
+/// Largest packed copy of a transposed convolution's pixel tiles (one copy, shared by the
+/// threads); beyond it, the GEMM reads the padded input in place.
 constexpr int64_t kMaxPackedPixelBytes = 2 << 20;
 
 struct ConvParams {
@@ -432,8 +432,8 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   };
   const int64_t planes = phases(g.kernel[0], g.dilations[0], g.strides[0]) *
                          phases(g.kernel[1], g.dilations[1], g.strides[1]);
-  // Transposed, B is W^T packed at compile time: threads may split the pixel tiles, each
-  // packing only its own, and share the weights through L3.
+  // Transposed, B is W^T packed at compile time: threads may split the pixel tiles and share
+  // the weights through L3.
   const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group, /*b_prepacked=*/pixel_rows);
   const GemmBlocking first = gemm_blocking(facts, m, kk, 1);
   const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
