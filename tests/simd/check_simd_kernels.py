@@ -38,6 +38,15 @@ DEPTHWISE = {
     "dw3x3_residual": ((1, 9, 11, 33), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "residual"),
     "dw3x2_s3x1": ((2, 4, 13, 10), (3, 2), (3, 1), (1, 1), (0, 0, 0, 0), True, "relu"),
     "dw3x3_s1x2_wide": ((1, 3, 6, 70), (3, 3), (1, 2), (1, 1), (1, 1, 1, 1), False, "clip6"),
+    # The phase-row copy in whole vectors (stride 1 and 2: full vectors, one more ending at the
+    # last interior column, a masked one when the interior is narrower than a vector) and the
+    # output rows computed several at a time with a remainder (MobileNetV2's planes).
+    "dw3x3_s2_28": ((1, 5, 28, 28), (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), True, "clip6"),
+    "dw3x3_s2_14": ((1, 6, 14, 14), (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), True, "clip6"),
+    "dw3x3_s1_14": ((1, 5, 14, 14), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "relu"),
+    "dw3x3_s1_7": ((1, 6, 7, 7), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "residual"),
+    "dw3x3_s2_32_endpad": ((1, 3, 32, 32), (3, 3), (2, 2), (1, 1), (0, 0, 1, 1), False, None),
+    "dw5x5_s2_28": ((1, 4, 28, 28), (5, 5), (2, 2), (1, 1), (2, 2, 2, 2), True, "relu"),
     # Enough work (0.9 M multiply-adds) to be split among threads by channels.
     "dw3x3_threads": ((1, 32, 56, 56), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"),
 }

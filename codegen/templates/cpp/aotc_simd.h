@@ -21,14 +21,18 @@
 #include <algorithm>
 #include <cstdint>
 
+// AOTC_SIMD_OPAQUE(p): the compiler forgets what it knows about pointer p's value (no code is
+// emitted), so that it cannot relate the addresses derived from it to earlier ones.
 #if defined(__GNUC__) || defined(__clang__)
 #define AOTC_SIMD_INLINE inline __attribute__((always_inline))
 #define AOTC_SIMD_NOINLINE __attribute__((noinline))
 #define AOTC_SIMD_RESTRICT __restrict
+#define AOTC_SIMD_OPAQUE(p) __asm__("" : "+r"(p))
 #else
 #define AOTC_SIMD_INLINE inline
 #define AOTC_SIMD_NOINLINE
 #define AOTC_SIMD_RESTRICT
+#define AOTC_SIMD_OPAQUE(p) ((void)0)
 #endif
 
 // Before a loop whose iterations touch distinct elements (an epilogue reading operand element
@@ -62,6 +66,14 @@ struct V {
   }
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm512_or_ps(a, b); }
+  /// The 32 floats a, b as their even lanes (a0, a2, .. b14) into `even` and odd lanes into
+  /// `odd`: a stride-2 row split into its two phases.
+  static AOTC_SIMD_INLINE void deinterleave2(reg a, reg b, reg& even, reg& odd) {
+    even = _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
+    odd = _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
+  }
   /// Lanes lo <= i < hi (any ints) read from address `at` + 4 i, the others are zero and
   /// read nothing (masked lanes never fault).
   static AOTC_SIMD_INLINE reg load_range(uintptr_t at, int lo, int hi) {
@@ -91,6 +103,14 @@ struct V {
   }
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm256_or_ps(a, b); }
+  /// The 16 floats a, b as their even lanes (a0, a2, .. b6) into `even` and odd lanes into
+  /// `odd` (a stride-2 row split into its two phases): in-lane shuffles, then the 64-bit
+  /// quarters put in order.
+  static AOTC_SIMD_INLINE void deinterleave2(reg a, reg b, reg& even, reg& odd) {
+    const reg e = _mm256_shuffle_ps(a, b, 0x88), o = _mm256_shuffle_ps(a, b, 0xDD);
+    even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
+    odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8));
+  }
   /// Lanes lo <= i < hi (any ints) read from address `at` + 4 i, the others are zero and
   /// read nothing (vmaskmovps never faults on masked lanes).
   static AOTC_SIMD_INLINE reg load_range(uintptr_t at, int lo, int hi) {
@@ -543,27 +563,40 @@ struct Depthwise2d {
       SW * kRows * kPhaseW + kStoreRows * OW + kOutVectors * kLanes;
 };
 
-/// NB vectors of one output row (columns ow0 ..), summed over every tap, stored to `out`.
-template <typename G, int NB>
+/// NB vectors of NR output rows (rows oh .., columns ow0 ..), summed over every tap, stored to
+/// `out` (row oh at out, rows kOW apart) row after row: a row's last vector may spill into the
+/// next row's first columns, which that row's stores then overwrite.
+template <typename G, int NR, int NB>
 AOTC_SIMD_INLINE void depthwise_vectors(const float* planes, const float* w, int64_t oh,
                                         int64_t ow0, float* out) {
-  V::reg acc[NB];
+  V::reg acc[NR][NB];
 #pragma GCC unroll 8
-  for (int v = 0; v < NB; ++v) acc[v] = V::zero();
+  for (int r = 0; r < NR; ++r)
+#pragma GCC unroll 8
+    for (int v = 0; v < NB; ++v) acc[r][v] = V::zero();
   for (int64_t kh = 0; kh < G::kKH; ++kh) {
-    const int64_t pr = oh * G::kSH + kh * G::kDH;
+    const float* rows = planes + (oh * G::kSH + kh * G::kDH) * G::kPhaseW + ow0;
+    // Hidden from the optimiser: at stride 1 the rows oh + r + kh repeat from one kh to the
+    // next, and GCC kept their vectors in registers across kh (predictive commoning), spilling
+    // accumulators (MobileNetV2's 14 x 14 layers 1.15x slower).
+    AOTC_SIMD_OPAQUE(rows);
 #pragma GCC unroll 8
     for (int64_t kw = 0; kw < G::kKW; ++kw) {
       constexpr int64_t kPlane = G::kRows * G::kPhaseW;
       const int64_t off = kw * G::kDW;
-      const float* src = planes + (off % G::kSW) * kPlane + pr * G::kPhaseW + ow0 + off / G::kSW;
+      const float* src = rows + (off % G::kSW) * kPlane + off / G::kSW;
       const V::reg wv = V::set1(w[kh * G::kKW + kw]);
 #pragma GCC unroll 8
-      for (int v = 0; v < NB; ++v) acc[v] = V::fma(wv, V::load(src + v * kLanes), acc[v]);
+      for (int r = 0; r < NR; ++r)
+#pragma GCC unroll 8
+        for (int v = 0; v < NB; ++v)
+          acc[r][v] = V::fma(wv, V::load(src + r * G::kSH * G::kPhaseW + v * kLanes), acc[r][v]);
     }
   }
 #pragma GCC unroll 8
-  for (int v = 0; v < NB; ++v) V::store(out + ow0 + v * kLanes, acc[v]);
+  for (int r = 0; r < NR; ++r)
+#pragma GCC unroll 8
+    for (int v = 0; v < NB; ++v) V::store(out + r * G::kOW + ow0 + v * kLanes, acc[r][v]);
 }
 
 /// One channel: Y(i, :) = depthwise(x, w) through the store policy (row i of the store, column
@@ -595,23 +628,64 @@ inline void depthwise_plane(const float* x, const float* w, float* scratch, Stor
       }
     };
     for (int64_t j = 0; j < kJLo; ++j) edge(j);
-    for (int64_t j = kJLo; j < kJHi; ++j) {
+    int64_t j = kJLo;
+    if constexpr (G::kSW <= 2) {
+      // GCC leaves the plain loop below scalar (a load and a store per float: 70% of a 28 x 28
+      // stride-2 layer): copy whole vectors of phase-row columns explicitly, the SW vectors of
+      // input a, b (b unused at stride 1) into the SW phases.
+      auto put = [&](int64_t at, V::reg a, V::reg b) {
+        if constexpr (G::kSW == 1) {
+          V::store(d + at, a);
+        } else {
+          V::reg even, odd;
+          V::deinterleave2(a, b, even, odd);
+          V::store(d + at, even);
+          V::store(d + kPlane + at, odd);
+        }
+      };
+      auto load_at = [&](int64_t at, int64_t v) { return V::load(xr + G::kSW * at - G::kPW + v * kLanes); };
+      for (; j + kLanes <= kJHi; j += kLanes) put(j, load_at(j, 0), load_at(j, G::kSW - 1));
+      if constexpr ((kJHi - kJLo) % kLanes != 0 && kJHi - kJLo >= kLanes) {
+        // The last columns as one more whole vector ending at kJHi (rewriting some).
+        put(kJHi - kLanes, load_at(kJHi - kLanes, 0), load_at(kJHi - kLanes, G::kSW - 1));
+        j = kJHi;
+      } else if constexpr (kJHi - kJLo < kLanes && kJLo + kLanes <= G::kPhaseW) {
+        // Fewer columns than a vector (7 x 7 or 14 x 14 planes): a masked read; the columns
+        // from kJHi on are stored too and rewritten by edge() below.
+        const uintptr_t src = reinterpret_cast<uintptr_t>(xr + G::kSW * kJLo - G::kPW);
+        constexpr int n = static_cast<int>(G::kSW * (kJHi - kJLo));
+        put(kJLo, V::load_range(src, 0, n),
+            V::load_range(src + kLanes * sizeof(float), 0, n - kLanes));
+        j = kJHi;
+      }
+    }
+    for (; j < kJHi; ++j) {
 #pragma GCC unroll 4
       for (int64_t r = 0; r < G::kSW; ++r) d[r * kPlane + j] = xr[j * G::kSW + r - G::kPW];
     }
     for (int64_t j = kJHi; j < G::kPhaseW; ++j) edge(j);
   }
-  constexpr int kBlock = 4;  // vectors of outputs per step: 4 accumulators + 4 loads in flight
+  // Eight accumulators per step hide the multiply-add latency (4 cycles, 2 per cycle on Zen 4):
+  // eight vectors of one row, or whole rows of up to four vectors, several rows at a time.
+  constexpr int kBlock = 8;
   constexpr int64_t kFullBlocks = G::kOutVectors / kBlock;
   constexpr int kTail = static_cast<int>(G::kOutVectors % kBlock);
+  constexpr int kRowBlock = static_cast<int>(
+      G::kOutVectors <= 4 ? std::min<int64_t>(kBlock / G::kOutVectors, G::kStoreRows) : 1);
   for (int64_t oh0 = 0; oh0 < G::kOH; oh0 += G::kStoreRows) {
     const int64_t oh1 = std::min(G::kOH, oh0 + G::kStoreRows);
-    for (int64_t oh = oh0; oh < oh1; ++oh) {
+    int64_t oh = oh0;
+    if constexpr (kRowBlock > 1) {
+      for (; oh + kRowBlock <= oh1; oh += kRowBlock)
+        depthwise_vectors<G, kRowBlock, static_cast<int>(G::kOutVectors)>(
+            planes, w, oh, 0, out + (oh - oh0) * G::kOW);
+    }
+    for (; oh < oh1; ++oh) {
       float* row = out + (oh - oh0) * G::kOW;
       for (int64_t b = 0; b < kFullBlocks; ++b)
-        depthwise_vectors<G, kBlock>(planes, w, oh, b * kBlock * kLanes, row);
+        depthwise_vectors<G, 1, kBlock>(planes, w, oh, b * kBlock * kLanes, row);
       if constexpr (kTail > 0)
-        depthwise_vectors<G, kTail>(planes, w, oh, kFullBlocks * kBlock * kLanes, row);
+        depthwise_vectors<G, 1, kTail>(planes, w, oh, kFullBlocks * kBlock * kLanes, row);
     }
     store.row(out, i, oh0 * G::kOW, static_cast<int>((oh1 - oh0) * G::kOW));
   }
