@@ -311,8 +311,17 @@ Status emit_global_pool(CppKernel& k, PoolKind kind) {
   w.open("for (int64_t plane = 0; plane < kPlanes; ++plane)");
   w.line("const {}* x = {} + plane * kPlaneSize;", dtype_c_type(t), k.in[0]);
   if (kind == PoolKind::kAverage) {
+    // Eight partial sums: one running sum is a chain of dependent adds (4 cycles each; 1280
+    // planes of 7 x 7 took 0.05 ms), eight are independent and vectorise. The order of the
+    // additions is fixed by the code, not by the instruction set.
+    w.line("{} part[8] = {{}};", acc);
+    w.line("int64_t i = 0;");
+    w.open("for (; i + 8 <= kPlaneSize; i += 8)");
+    w.line("for (int l = 0; l < 8; ++l) part[l] += {};", load(t, "x", "i + l"));
+    w.close();
     w.line("{} sum = 0;", acc);
-    w.line("for (int64_t i = 0; i < kPlaneSize; ++i) sum += {};", load(t, "x", "i"));
+    w.line("for (; i < kPlaneSize; ++i) sum += {};", load(t, "x", "i"));
+    w.line("for (int l = 0; l < 8; ++l) sum += part[l];");
     w.raw_line(store(t, k.out[0], "plane", fmt::format("static_cast<{}>(sum / kPlaneSize)", compute_type(t))));
   } else {
     w.line("{} best = {};", acc, lowest(t));
