@@ -333,6 +333,12 @@ int64_t packed_pixel_floats(int64_t pixels, int64_t k, const SimdTile& tile) {
   return (pixels + tile.mr - 1) / tile.mr * tile.mr * k;
 }
 
+/// Whether a transposed convolution packs its pixel tiles (at most kMaxPackedPixelBytes) or
+/// reads them in place: one rule for the cost estimate (conv_pixel_rows) and the emitter.
+bool packs_pixel_tiles(int64_t pixels, int64_t k, const SimdTile& tile) {
+  return packed_pixel_floats(pixels, k, tile) * 4 <= kMaxPackedPixelBytes;
+}
+
 /// Writes `call`, a statement over the items [begin, end) of a range of `total` (a C
 /// expression) items: on one thread for the whole range, or as a parallel section of its own
 /// in which each of `parts` threads takes its static share (aotc_simd::partition).
@@ -378,7 +384,7 @@ bool conv_pixel_rows(const Node& node, const TargetFacts& facts) {
   const int64_t lanes = facts.vector_bits / 32;
   const int64_t m = wd[0] / node.attrs().get_int("group", 1), k = wd[1] * wd[2] * wd[3];
   const int64_t pixels = g.output[0] * g.output[1];
-  const bool packed = packed_pixel_floats(pixels, k, tile) * 4 <= kMaxPackedPixelBytes;
+  const bool packed = packs_pixel_tiles(pixels, k, tile);
   if (!packed && wd[2] * wd[3] == 1) return false;
   const bool shifted = shifted_conv_pays(g);
   const int64_t n = shifted ? g.output[0] * shifted_grid_w(g) : pixels;
@@ -422,6 +428,11 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const int64_t n = pixel_rows ? p.group_out_c : g.output[0] * grid_w;
   const int64_t kk = p.group_in_c * g.kernel[0] * g.kernel[1];
   const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
+  // Transposed, W^T is B and must be in the panels of NR channels that conv_weight_layout
+  // packs when conv_pixel_rows says so; the kernel has no unpacked B reader for it.
+  if (pixel_rows && !prepacked)
+    return internal_error("{}: transposed convolution without its weights packed at compile time",
+                          node.describe());
   const bool in_place = g.strides[0] == 1 && g.strides[1] == 1 && g.pad_begin[0] == 0 &&
                         g.pad_begin[1] == 0 && grid_w == g.input[1] && grid_h == g.input[0];
   // Stride phases some tap reads, per axis (as aotc_simd::ShiftedConv::make_phases).
@@ -449,7 +460,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
     w.line("// {}x{} register tiles of the {} GEMM over the {}", tile.mr, tile.nr, facts.simd,
            in_place ? "unpadded" : "zero-padded");
   const int64_t packed_floats = packed_pixel_floats(m, kk, tile);
-  const bool pack_pixels = pixel_rows && packed_floats * 4 <= kMaxPackedPixelBytes;
+  const bool pack_pixels = pixel_rows && packs_pixel_tiles(m, kk, tile);
   w.line("// input ({}); W {}.", pack_pixels ? "its pixel tiles packed once" : "no im2col",
          prepacked ? "packed into panels at compile time" : "read in place");
   emit_simd_asserts(w, tile);

@@ -280,7 +280,7 @@ struct ALayout {
 
 /// A whose rows are the output pixels of a convolution S (an aotc_simd::ShiftedConv) and whose
 /// columns are its (channel, tap) pairs, read from the padded input in place: pixel q = (oh,
-/// ow) is grid pixel oh * S::kGridW + ow, and column p is that pixel shifted by
+/// ow) is grid pixel S::grid_at(q) = oh * S::kGridW + ow, and column p is that pixel shifted by
 /// S::kOffsets.at[p]. Row tiles are runs of kTileRows consecutive output pixels, so no grid
 /// column outside the output is computed.
 template <typename S>
@@ -291,7 +291,7 @@ struct PixelRows {
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const int64_t q = r * kTileRows + i;
-      o.row[i] = a + q / S::kOW * S::kGridW + q % S::kOW;
+      o.row[i] = a + S::grid_at(q);
     }
     o.off = S::kOffsets.at + k0;
     return o;
@@ -749,6 +749,8 @@ struct ShiftedConv {
   static constexpr Offsets kOffsets = make_offsets();
   static constexpr int64_t kIH = IH, kIW = IW, kPH = PH, kPW = PW, kC = C, kSH = SH, kSW = SW;
   static constexpr int64_t kOW = OW, kPixels = OH * OW;
+  /// Grid position of output pixel q = oh * OW + ow (the transposed order's rows).
+  static constexpr int64_t grid_at(int64_t q) { return q / OW * kGridW + q % OW; }
 };
 
 /// Copies channels [c_begin, c_end) of the group's input (C planes of IH x IW) into S's
@@ -826,7 +828,7 @@ inline void pack_pixel_rows(const float* src, float* dst, int64_t row_begin, int
     const int64_t q0 = r * kTileRows;
     const int rows = static_cast<int>(std::min<int64_t>(kTileRows, S::kPixels - q0));
     int64_t at[kTileRows];
-    for (int i = 0; i < rows; ++i) at[i] = (q0 + i) / S::kOW * S::kGridW + (q0 + i) % S::kOW;
+    for (int i = 0; i < rows; ++i) at[i] = S::grid_at(q0 + i);
     float* AOTC_SIMD_RESTRICT d = dst + r * kTileRows * K;
     if (rows == kTileRows) {
       for (int64_t p = 0; p < K; ++p) {
