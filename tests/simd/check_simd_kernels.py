@@ -87,6 +87,8 @@ CONV = {
     "conv1x1_small_plane_transposed": ((1, 256, 7, 7), (96, 256, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
     "conv3x3_s2_transposed": ((1, 48, 13, 14), (64, 48, 3, 3), (2, 2), (1, 1), (1, 1, 1, 1), 1),
     "conv1x1_s2_transposed_grouped": ((2, 512, 14, 14), (128, 256, 1, 1), (2, 2), (1, 1), (0, 0, 0, 0), 2),
+    # Output rows of 2 pixels: a pixel tile spans three rows (the packing's per-element path).
+    "conv3x3_s2_narrow_transposed": ((1, 64, 10, 4), (64, 64, 3, 3), (2, 2), (1, 1), (1, 1, 1, 1), 1),
     "conv3x3_transposed_in_place": ((1, 128, 32, 33), (64, 128, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
 }
 

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 // AOTC_SIMD_OPAQUE(p): the compiler forgets what it knows about pointer p's value (no code is
 // emitted), so that it cannot relate the addresses derived from it to earlier ones.
@@ -830,7 +831,32 @@ inline void pack_pixel_rows(const float* src, float* dst, int64_t row_begin, int
     int64_t at[kTileRows];
     for (int i = 0; i < rows; ++i) at[i] = S::grid_at(q0 + i);
     float* AOTC_SIMD_RESTRICT d = dst + r * kTileRows * K;
-    if (rows == kTileRows) {
+    // The tile's pixels up to the end of their output row are contiguous in the grid, and so
+    // are those after it: with at most one row boundary in the tile, column p is one or two
+    // masked vector loads (the scalar gather was 6% of a 3x3 convolution at 14 x 14). Each
+    // column is stored as a whole vector, whose lanes past kTileRows the next column
+    // overwrites; the last column's store is masked, as the next tile may be another thread's.
+    static_assert(kTileRows <= kLanes, "a pixel tile's column is one vector");
+    const int first_run = static_cast<int>(S::kOW - q0 % S::kOW);  // pixels before the boundary
+    if (rows == kTileRows && first_run + S::kOW >= kTileRows) {
+      const int split = std::min(first_run, kTileRows);
+      // Lane i < split reads grid position at[0] + i, lane i >= split at[split] + i - split.
+      const int64_t first = at[0], second = split < kTileRows ? at[split] - split : 0;
+      auto copy = [&](auto two_runs) {
+        auto column = [&](int64_t p) {
+          const uintptr_t s = reinterpret_cast<uintptr_t>(src + S::kOffsets.at[p]);
+          const V::reg v = V::load_range(s + first * sizeof(float), 0, split);
+          if constexpr (!decltype(two_runs)::value) return v;
+          else return V::bit_or(v, V::load_range(s + second * sizeof(float), split, kTileRows));
+        };
+        for (int64_t p = 0; p + 1 < K; ++p) V::store(d + p * kTileRows, column(p));
+        V::store_n(d + (K - 1) * kTileRows, column(K - 1), kTileRows);
+      };
+      if (split == kTileRows)
+        copy(std::false_type{});
+      else
+        copy(std::true_type{});
+    } else if (rows == kTileRows) {
       for (int64_t p = 0; p < K; ++p) {
         const float* s = src + S::kOffsets.at[p];
 #pragma GCC unroll 16
