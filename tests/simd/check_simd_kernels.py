@@ -116,6 +116,8 @@ MATMUL = {
 # name: (op, input NCHW, kernel, strides, dilations, pads (t, l, b, r), extra attributes)
 POOL = {
     "maxpool3x3_s2_stem": ("MaxPool", (1, 4, 24, 37), (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), {}),
+    # Enough planes (147 Ki elements) to be split among threads.
+    "maxpool3x3_s2_threads": ("MaxPool", (1, 16, 96, 96), (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), {}),
     "maxpool2x2_ceil": ("MaxPool", (2, 3, 9, 11), (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), {"ceil_mode": 1}),
     "maxpool3x2_dilated": ("MaxPool", (1, 2, 13, 40), (3, 2), (1, 2), (2, 3), (2, 1, 1, 1), {}),
     "maxpool3x3_narrow": ("MaxPool", (1, 3, 6, 2), (3, 3), (1, 1), (1, 1), (1, 2, 1, 2), {}),
