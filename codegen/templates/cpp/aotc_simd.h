@@ -609,8 +609,8 @@ inline void depthwise_plane(const float* x, const float* w, float* scratch, Stor
   float* planes = scratch;
   float* out = scratch + G::kSW * kPlane;
   // Phase-row columns j whose SW padded columns j SW .. j SW + SW - 1 all lie inside the input
-  // row: there every phase row is filled in one pass over contiguous input (at stride 2 the
-  // compiler vectorises it as a de-interleave); the columns outside test each element.
+  // row: there every phase row is filled in one pass over contiguous input (in whole vectors at
+  // strides 1 and 2, a de-interleave at 2); the columns outside test each element.
   constexpr int64_t kJLo = std::min<int64_t>(G::kPhaseW, (G::kPW + G::kSW - 1) / G::kSW);
   constexpr int64_t kJHi = std::clamp<int64_t>(
       G::kIW + G::kPW >= G::kSW ? (G::kIW + G::kPW - G::kSW) / G::kSW + 1 : 0, kJLo, G::kPhaseW);
