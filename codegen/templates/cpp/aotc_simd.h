@@ -67,6 +67,8 @@ struct V {
   }
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm512_or_ps(a, b); }
+  /// No in-register transposition here (TransposedStore goes through memory).
+  static constexpr bool kTransposesInRegisters = false;
   /// The 32 floats a, b as their even lanes (a0, a2, .. b14) into `even` and odd lanes into
   /// `odd`: a stride-2 row split into its two phases.
   static AOTC_SIMD_INLINE void deinterleave2(reg a, reg b, reg& even, reg& odd) {
@@ -111,6 +113,32 @@ struct V {
     const reg e = _mm256_shuffle_ps(a, b, 0x88), o = _mm256_shuffle_ps(a, b, 0xDD);
     even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
     odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8));
+  }
+  /// Rows r[0 .. R) (R <= 8; the rest taken as zero) of an R x 8 block stored transposed: column
+  /// c of the block at out + 8 c, its R values followed by zeros (the 8 x 8 transposition in
+  /// registers: unpacks, shuffles, then 128-bit halves exchanged).
+  static constexpr bool kTransposesInRegisters = true;
+  template <int R>
+  static AOTC_SIMD_INLINE void store_transposed(const reg* r, float* out) {
+    reg x[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) x[i] = i < R ? r[i] : zero();
+    const reg t0 = _mm256_unpacklo_ps(x[0], x[1]), t1 = _mm256_unpackhi_ps(x[0], x[1]);
+    const reg t2 = _mm256_unpacklo_ps(x[2], x[3]), t3 = _mm256_unpackhi_ps(x[2], x[3]);
+    const reg t4 = _mm256_unpacklo_ps(x[4], x[5]), t5 = _mm256_unpackhi_ps(x[4], x[5]);
+    const reg t6 = _mm256_unpacklo_ps(x[6], x[7]), t7 = _mm256_unpackhi_ps(x[6], x[7]);
+    const reg u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const reg u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const reg u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const reg u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_store_ps(out + 0, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_store_ps(out + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_store_ps(out + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_store_ps(out + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_store_ps(out + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_store_ps(out + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_store_ps(out + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_store_ps(out + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
   }
   /// Lanes lo <= i < hi (any ints) read from address `at` + 4 i, the others are zero and
   /// read nothing (vmaskmovps never faults on masked lanes).
@@ -879,14 +907,31 @@ struct TransposedStore {
   Inner& inner;
   template <int MR, int kCols>
   AOTC_SIMD_INLINE void tile(const V::reg (&acc)[MR][vectors(kCols)], int64_t i0, int64_t j0) {
-    constexpr int64_t ld = vectors(kCols) * kLanes;
-    alignas(64) float t[MR * ld];
-    store_tile<MR, kCols>(acc, t, ld);
-    alignas(64) float tt[kCols * MR];
+    constexpr int NV = vectors(kCols);
+    if constexpr (V::kTransposesInRegisters && MR <= kLanes) {
+      // Each vector's MR x 8 block transposed in registers: column c of the tile (channel
+      // j0 + c) at tt + c * 8, its MR pixels first (96 element moves per tile before).
+      alignas(64) float tt[NV * kLanes * kLanes];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        V::reg rows[MR];
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i)
-      for (int c = 0; c < kCols; ++c) tt[c * MR + i] = t[i * ld + c];
-    inner.rows(tt, MR, j0, i0, kCols, MR);
+        for (int i = 0; i < MR; ++i) rows[i] = acc[i][v];
+        // Through a type that depends on MR, so that the discarded branch is not looked up
+        // (only the AVX2 V has store_transposed).
+        std::conditional_t<MR >= 0, V, void>::template store_transposed<MR>(rows, tt + v * kLanes * kLanes);
+      }
+      inner.rows(tt, kLanes, j0, i0, kCols, MR);
+    } else {
+      constexpr int64_t ld = NV * kLanes;
+      alignas(64) float t[MR * ld];
+      store_tile<MR, kCols>(acc, t, ld);
+      alignas(64) float tt[kCols * MR];
+#pragma GCC unroll 16
+      for (int i = 0; i < MR; ++i)
+        for (int c = 0; c < kCols; ++c) tt[c * MR + i] = t[i * ld + c];
+      inner.rows(tt, MR, j0, i0, kCols, MR);
+    }
   }
 };
 
