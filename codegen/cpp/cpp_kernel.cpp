@@ -1,5 +1,6 @@
 #include "codegen/cpp/cpp_kernel.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "graph/tensor_data.h"
@@ -187,6 +188,42 @@ std::string int_list(const std::vector<int64_t>& values) {
   std::string out = "{";
   for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
   return out + "}";
+}
+
+void emit_lane_sum(CodeWriter& w, const std::string& name, const std::string& count,
+                   const std::function<std::string(const std::string&)>& term) {
+  w.line("double {}_lanes[8] = {{}};", name);
+  w.open("for (int64_t c0 = 0; c0 + 8 <= {}; c0 += 8)", count);
+  w.line("for (int l = 0; l < 8; ++l) {}_lanes[l] += {};", name, term("(c0 + l)"));
+  w.close();
+  w.line("double {} = 0.0;", name);
+  w.line("for (int64_t c = {0} / 8 * 8; c < {0}; ++c) {1} += {2};", count, name, term("c"));
+  w.line("for (int l = 0; l < 8; ++l) {0} += {0}_lanes[l];", name);
+}
+
+int open_split_loop(CppKernel& k, const std::string& var, const std::string& count,
+                    const std::string& what, int64_t items, int64_t item_elements) {
+  constexpr int64_t kMinElementsPerThread = 64 * 1024;
+  const int parts = static_cast<int>(std::clamp<int64_t>(
+      items * item_elements / kMinElementsPerThread, 1, std::min<int64_t>(k.ctx.threads, items)));
+  CodeWriter& w = k.w;
+  if (parts == 1) {
+    w.open("for (int64_t {0} = 0; {0} < {1}; ++{0})", var, count);
+    return 1;
+  }
+  w.line("constexpr int kParts = {};  // threads sharing the {}, each a static slice", parts, what);
+  w.open("auto part_fn = [&](int part)");
+  w.line("if (part >= kParts) return;");
+  w.line("const int64_t {0}_begin = {1} * part / kParts, {0}_end = {1} * (part + 1) / kParts;", var, count);
+  w.open("for (int64_t {0} = {0}_begin; {0} < {0}_end; ++{0})", var);
+  return parts;
+}
+
+void close_split_loop(CppKernel& k, int parts) {
+  k.w.close();
+  if (parts == 1) return;
+  k.w.close(";");
+  k.w.line("aotc_parallel({}, part_fn);", k.parallel());
 }
 
 }  // namespace aotc::codegen

@@ -157,4 +157,21 @@ std::string cast_expression(DType from, DType to, const CastMode& mode, const st
 /// "{1, 2, 3}" for static initialisers of int64 arrays.
 std::string int_list(const std::vector<int64_t>& values);
 
+/// Declares `double <name>`, the sum of `term(c)` (a double expression of the index variable it
+/// is given) over c in [0, <count>): 8 lanes of partial sums, then the tail, then the lanes. A
+/// single running sum is a chain of dependent adds the compiler must keep in order; the lanes
+/// vectorise, in an order fixed by the code rather than by the instruction set.
+void emit_lane_sum(CodeWriter& w, const std::string& name, const std::string& count,
+                   const std::function<std::string(const std::string&)>& term);
+
+/// Opens the loop `for (int64_t <var> ...)` over the `items` items [0, <count>) of a kernel,
+/// split into static parts among the thread pool (each part's [<var>_begin, <var>_end)) when
+/// the package runs several threads and each part gets 64 Ki elements or more (as the GEMMs;
+/// `item_elements` elements per item), else a plain loop. `what` names the items in the emitted
+/// comment. Returns the parts, for close_split_loop.
+int open_split_loop(CppKernel& k, const std::string& var, const std::string& count,
+                    const std::string& what, int64_t items, int64_t item_elements);
+/// Closes open_split_loop's loop (and its parallel section).
+void close_split_loop(CppKernel& k, int parts);
+
 }  // namespace aotc::codegen

@@ -20,46 +20,6 @@ namespace {
 
 std::vector<int64_t> dims_of(const Value* v) { return static_dims(v->shape()); }
 
-/// Declares `double <name>`, the sum of `term(c)` (a double expression of the column variable
-/// it is given) over c in [0, <count>): 8 lanes of partial sums, then the tail, then the lanes.
-void emit_lane_sum(CodeWriter& w, const std::string& name, const std::string& count,
-                   const std::function<std::string(const std::string&)>& term) {
-  w.line("double {}_lanes[8] = {{}};", name);
-  w.open("for (int64_t c0 = 0; c0 + 8 <= {}; c0 += 8)", count);
-  w.line("for (int l = 0; l < 8; ++l) {}_lanes[l] += {};", name, term("(c0 + l)"));
-  w.close();
-  w.line("double {} = 0.0;", name);
-  w.line("for (int64_t c = {0} / 8 * 8; c < {0}; ++c) {1} += {2};", count, name, term("c"));
-  w.line("for (int l = 0; l < 8; ++l) {0} += {0}_lanes[l];", name);
-}
-
-/// Opens the loop over rows r in [0, kRows): split into static parts among the thread pool
-/// when the package runs several threads and each part gets 64 Ki elements or more (as the
-/// GEMMs), else a plain loop. Returns the parts, for close_rows.
-int open_rows(CppKernel& k, int64_t rows, int64_t cols) {
-  constexpr int64_t kMinElementsPerThread = 64 * 1024;
-  const int parts = static_cast<int>(std::clamp<int64_t>(
-      rows * cols / kMinElementsPerThread, 1, std::min<int64_t>(k.ctx.threads, rows)));
-  CodeWriter& w = k.w;
-  if (parts == 1) {
-    w.open("for (int64_t r = 0; r < kRows; ++r)");
-    return 1;
-  }
-  w.line("constexpr int kParts = {};  // threads sharing the rows, each a static slice", parts);
-  w.open("auto part_fn = [&](int part)");
-  w.line("if (part >= kParts) return;");
-  w.line("const int64_t r_begin = kRows * part / kParts, r_end = kRows * (part + 1) / kParts;");
-  w.open("for (int64_t r = r_begin; r < r_end; ++r)");
-  return parts;
-}
-
-void close_rows(CppKernel& k, int parts) {
-  k.w.close();
-  if (parts == 1) return;
-  k.w.close(";");
-  k.w.line("aotc_parallel({}, part_fn);", k.parallel());
-}
-
 /// A double constant with its decimal value as a comment (the literal itself is exact hex).
 void emit_double_constant(CodeWriter& w, const std::string& name, double v) {
   w.line("constexpr double {} = {};  // {}", name, literal(DType::kFloat64, v), v);
@@ -164,7 +124,7 @@ Status emit_layer_norm(CppKernel& k) {
          x->type().to_string(), norm.size());
   w.line("constexpr int64_t kRows = {}, kCols = {};", product(dims, 0, axis), product(norm));
   emit_double_constant(w, "kEpsilon", node.attrs().get_float("epsilon", 1e-5));
-  const int parts = open_rows(k, product(dims, 0, axis), product(norm));
+  const int parts = open_split_loop(k, "r", "kRows", "rows", product(dims, 0, axis), product(norm));
   w.line("const int64_t base = r * kCols;");
   emit_lane_sum(w, "sum", "kCols", [&](const std::string& c) {
     return fmt::format("static_cast<double>({})", load(xt, k.in[0], "base + " + c));
@@ -191,7 +151,7 @@ Status emit_layer_norm(CppKernel& k) {
            store(t, k.out[i], "r",
                  fmt::format("static_cast<{}>({})", compute_type(t), i == 1 ? "mean" : "inv_std")));
   }
-  close_rows(k, parts);
+  close_split_loop(k, parts);
   return Status::ok();
 }
 
@@ -262,7 +222,7 @@ Status emit_rms_norm(CppKernel& k) {
          x->type().to_string(), norm.size(), node.output(0)->type().to_string());
   w.line("constexpr int64_t kRows = {}, kCols = {};", product(dims, 0, axis), product(norm));
   emit_double_constant(w, "kEpsilon", node.attrs().get_float("epsilon", 1e-5));
-  const int parts = open_rows(k, product(dims, 0, axis), product(norm));
+  const int parts = open_split_loop(k, "r", "kRows", "rows", product(dims, 0, axis), product(norm));
   w.line("const int64_t base = r * kCols;");
   emit_lane_sum(w, "sq", "kCols", [&](const std::string& c) {
     const std::string v = fmt::format("static_cast<double>({})", load(xt, k.in[0], "base + " + c));
@@ -276,7 +236,7 @@ Status emit_rms_norm(CppKernel& k) {
          store(yt, k.out[0], "base + c",
                fmt::format("static_cast<{}>({}) * s * {}", ct, load(xt, k.in[0], "base + c"),
                            load(scale->dtype(), k.in[1], scale_index))));
-  close_rows(k, parts);
+  close_split_loop(k, parts);
   return Status::ok();
 }
 
@@ -409,7 +369,7 @@ Status emit_softmax_rows(CppKernel& k, int64_t rows, int64_t n) {
   const std::string exp_fn = ct == "float" ? "aotc_expf" : "std::exp";
   CodeWriter& w = k.w;
   w.line("constexpr int64_t kRows = kOuter;");
-  const int parts = open_rows(k, rows, n);
+  const int parts = open_split_loop(k, "r", "kRows", "rows", rows, n);
   w.line("const int64_t base = r * kAxis;");
   w.line("{} mx_lanes[8];", ct);
   w.line("for (int l = 0; l < 8; ++l) mx_lanes[l] = -std::numeric_limits<{}>::infinity();", ct);
@@ -425,7 +385,7 @@ Status emit_softmax_rows(CppKernel& k, int64_t rows, int64_t n) {
   });
   w.line("const {0} inv_sum = static_cast<{0}>(1.0 / sum);", ct);
   w.line("for (int64_t k = 0; k < kAxis; ++k) {}[base + k] *= inv_sum;", y);
-  close_rows(k, parts);
+  close_split_loop(k, parts);
   return Status::ok();
 }
 
