@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up and build, unit and golden tests, the ONNX node conformance suite
 # end to end (regenerates docs/conformance.md), the 9 light models and the models/ builders' test
-# sizes against onnxruntime; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
+# sizes against onnxruntime; the SIMD targets (AVX2, and AVX-512 where the CPU has it) on the
+# ops with SIMD kernels, the models and the kernel edge cases; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
 # node tests of the tier-1 ops, its device kernels and error paths, and the 9 light models; and
 # the light models' CUDA packages built with nvcc.
 # Each suite runs even when an earlier one failed; the exit status is non-zero if any failed.
@@ -35,6 +36,20 @@ python3 tests/models/run_models.py --aotc build/aotc --target x86-64-avx2 --thre
   --work build/models_avx2 || status=1
 python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target x86-64-avx2 \
   --work build/simd_kernels || status=1
+
+# The same suites on AVX-512, where the CPU has it (the host target then resolves to
+# x86-64-avx512); on a CPU without it they cannot run, and the step says it was skipped.
+if build/aotc targets | grep -q "here x86-64-avx512"; then
+  echo "== SIMD target (x86-64-avx512): node tests of the ops with SIMD kernels, models/ on 2 threads, SIMD kernel edge cases"
+  python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64-avx512 \
+    --work build/conformance_avx512 --filter 'matmul|gemm|conv' || status=1
+  python3 tests/models/run_models.py --aotc build/aotc --target x86-64-avx512 --threads 2 \
+    --work build/models_avx512 || status=1
+  python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target x86-64-avx512 \
+    --work build/simd_kernels_avx512 || status=1
+else
+  echo "== SIMD target (x86-64-avx512): skipped, this CPU has no AVX-512 (aotc targets: host is not x86-64-avx512)"
+fi
 
 # OpenCL on PoCL. The node tests are the 436 of the tier-1 ops (tests/conformance/tier1_tests.txt),
 # not all 1765: PoCL compiles every distinct kernel when a package first runs, which makes each
