@@ -49,46 +49,9 @@
 
 namespace aotc_simd {
 
-#if defined(__AVX512F__)
-/// 16 floats in a zmm register; tails use mask registers.
-struct V {
-  using reg = __m512;
-  static constexpr int kLanes = 16;
-  static AOTC_SIMD_INLINE __mmask16 mask(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
-  static AOTC_SIMD_INLINE reg zero() { return _mm512_setzero_ps(); }
-  static AOTC_SIMD_INLINE reg set1(float x) { return _mm512_set1_ps(x); }
-  static AOTC_SIMD_INLINE reg load(const float* p) { return _mm512_loadu_ps(p); }
-  static AOTC_SIMD_INLINE reg load_n(const float* p, int n) {
-    return _mm512_maskz_loadu_ps(mask(n), p);
-  }
-  static AOTC_SIMD_INLINE void store(float* p, reg v) { _mm512_storeu_ps(p, v); }
-  static AOTC_SIMD_INLINE void store_n(float* p, reg v, int n) {
-    _mm512_mask_storeu_ps(p, mask(n), v);
-  }
-  static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
-  static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm512_or_ps(a, b); }
-  /// No in-register transposition here (TransposedStore goes through memory).
-  static constexpr bool kTransposesInRegisters = false;
-  /// The 32 floats a, b as their even lanes (a0, a2, .. b14) into `even` and odd lanes into
-  /// `odd`: a stride-2 row split into its two phases.
-  static AOTC_SIMD_INLINE void deinterleave2(reg a, reg b, reg& even, reg& odd) {
-    even = _mm512_permutex2var_ps(
-        a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
-    odd = _mm512_permutex2var_ps(
-        a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
-  }
-  /// Lanes lo <= i < hi (any ints) read from address `at` + 4 i, the others are zero and
-  /// read nothing (masked lanes never fault).
-  static AOTC_SIMD_INLINE reg load_range(uintptr_t at, int lo, int hi) {
-    lo = std::clamp(lo, 0, kLanes), hi = std::clamp(hi, lo, kLanes);
-    const __mmask16 m = static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-    return _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(at));
-  }
-};
-constexpr int kTileRows = 12;
-#elif defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX2__) && defined(__FMA__)
 /// 8 floats in a ymm register; tails use vmaskmov.
-struct V {
+struct V256 {
   using reg = __m256;
   static constexpr int kLanes = 8;
   static AOTC_SIMD_INLINE __m256i mask(int n) {
@@ -149,6 +112,52 @@ struct V {
     return _mm256_maskload_ps(reinterpret_cast<const float*>(at), m);
   }
 };
+#endif
+
+#if defined(__AVX512F__)
+/// 16 floats in a zmm register; tails use mask registers.
+struct V512 {
+  using reg = __m512;
+  static constexpr int kLanes = 16;
+  static AOTC_SIMD_INLINE __mmask16 mask(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
+  static AOTC_SIMD_INLINE reg zero() { return _mm512_setzero_ps(); }
+  static AOTC_SIMD_INLINE reg set1(float x) { return _mm512_set1_ps(x); }
+  static AOTC_SIMD_INLINE reg load(const float* p) { return _mm512_loadu_ps(p); }
+  static AOTC_SIMD_INLINE reg load_n(const float* p, int n) {
+    return _mm512_maskz_loadu_ps(mask(n), p);
+  }
+  static AOTC_SIMD_INLINE void store(float* p, reg v) { _mm512_storeu_ps(p, v); }
+  static AOTC_SIMD_INLINE void store_n(float* p, reg v, int n) {
+    _mm512_mask_storeu_ps(p, mask(n), v);
+  }
+  static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm512_or_ps(a, b); }
+  /// No in-register transposition here (TransposedStore goes through memory).
+  static constexpr bool kTransposesInRegisters = false;
+  /// The 32 floats a, b as their even lanes (a0, a2, .. b14) into `even` and odd lanes into
+  /// `odd`: a stride-2 row split into its two phases.
+  static AOTC_SIMD_INLINE void deinterleave2(reg a, reg b, reg& even, reg& odd) {
+    even = _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
+    odd = _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
+  }
+  /// Lanes lo <= i < hi (any ints) read from address `at` + 4 i, the others are zero and
+  /// read nothing (masked lanes never fault).
+  static AOTC_SIMD_INLINE reg load_range(uintptr_t at, int lo, int hi) {
+    lo = std::clamp(lo, 0, kLanes), hi = std::clamp(hi, lo, kLanes);
+    const __mmask16 m = static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+    return _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(at));
+  }
+};
+#endif
+
+// V, the kernels' vector: the widest the build has. kTileRows: rows of a GEMM register tile.
+#if defined(__AVX512F__)
+using V = V512;
+constexpr int kTileRows = 12;
+#elif defined(__AVX2__) && defined(__FMA__)
+using V = V256;
 constexpr int kTileRows = 6;
 #else
 #error "aotc_simd.h needs AVX2 and FMA (-mavx2 -mfma) or AVX-512F (-mavx512f)"
@@ -577,6 +586,15 @@ template <int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t SH, int64_t SW
 struct Depthwise2d {
   static constexpr int64_t kIH = IH, kIW = IW, kKH = KH, kKW = KW, kSH = SH, kSW = SW;
   static constexpr int64_t kDH = DH, kDW = DW, kPH = PH, kPW = PW, kOH = OH, kOW = OW;
+#if defined(__AVX512F__)
+  /// The kernel's vector: 8 lanes where 16-lane vectors would leave more lanes of a row idle
+  /// (rows of 16 k + 1 .. 16 k + 8 columns: 7 x 7 planes take 8 lanes, not 16). On Zen 4 a
+  /// 16-lane multiply-add costs two 8-lane ones, so idle lanes are time.
+  using Vec = std::conditional_t<(OW + 7) / 8 * 8 < (OW + 15) / 16 * 16, V256, V512>;
+#else
+  using Vec = V;
+#endif
+  static constexpr int64_t kLanes = Vec::kLanes;
   /// Padded input rows the outputs read, and output columns rounded up to whole vectors.
   static constexpr int64_t kRows = (OH - 1) * SH + (KH - 1) * DH + 1;
   static constexpr int64_t kOutVectors = (OW + kLanes - 1) / kLanes;
@@ -598,11 +616,12 @@ struct Depthwise2d {
 template <typename G, int NR, int NB>
 AOTC_SIMD_INLINE void depthwise_vectors(const float* planes, const float* w, int64_t oh,
                                         int64_t ow0, float* out) {
-  V::reg acc[NR][NB];
+  using Vec = typename G::Vec;
+  typename Vec::reg acc[NR][NB];
 #pragma GCC unroll 8
   for (int r = 0; r < NR; ++r)
 #pragma GCC unroll 8
-    for (int v = 0; v < NB; ++v) acc[r][v] = V::zero();
+    for (int v = 0; v < NB; ++v) acc[r][v] = Vec::zero();
   for (int64_t kh = 0; kh < G::kKH; ++kh) {
     const float* rows = planes + (oh * G::kSH + kh * G::kDH) * G::kPhaseW + ow0;
     // Hidden from the optimiser: at stride 1 the rows oh + r + kh repeat from one kh to the
@@ -614,18 +633,18 @@ AOTC_SIMD_INLINE void depthwise_vectors(const float* planes, const float* w, int
       constexpr int64_t kPlane = G::kRows * G::kPhaseW;
       const int64_t off = kw * G::kDW;
       const float* src = rows + (off % G::kSW) * kPlane + off / G::kSW;
-      const V::reg wv = V::set1(w[kh * G::kKW + kw]);
+      const typename Vec::reg wv = Vec::set1(w[kh * G::kKW + kw]);
 #pragma GCC unroll 8
       for (int r = 0; r < NR; ++r)
 #pragma GCC unroll 8
         for (int v = 0; v < NB; ++v)
-          acc[r][v] = V::fma(wv, V::load(src + r * G::kSH * G::kPhaseW + v * kLanes), acc[r][v]);
+          acc[r][v] = Vec::fma(wv, Vec::load(src + r * G::kSH * G::kPhaseW + v * G::kLanes), acc[r][v]);
     }
   }
 #pragma GCC unroll 8
   for (int r = 0; r < NR; ++r)
 #pragma GCC unroll 8
-    for (int v = 0; v < NB; ++v) V::store(out + r * G::kOW + ow0 + v * kLanes, acc[r][v]);
+    for (int v = 0; v < NB; ++v) Vec::store(out + r * G::kOW + ow0 + v * G::kLanes, acc[r][v]);
 }
 
 /// One channel: Y(i, :) = depthwise(x, w) through the store policy (row i of the store, column
@@ -633,6 +652,8 @@ AOTC_SIMD_INLINE void depthwise_vectors(const float* planes, const float* w, int
 template <typename G, typename Store>
 inline void depthwise_plane(const float* x, const float* w, float* scratch, Store& store,
                             int64_t i) {
+  using Vec = typename G::Vec;
+  constexpr int64_t kLanes = G::kLanes;
   constexpr int64_t kPlane = G::kRows * G::kPhaseW;
   float* planes = scratch;
   float* out = scratch + G::kSW * kPlane;
@@ -662,17 +683,17 @@ inline void depthwise_plane(const float* x, const float* w, float* scratch, Stor
       // GCC leaves the plain loop below scalar (a load and a store per float: 70% of a 28 x 28
       // stride-2 layer): copy whole vectors of phase-row columns explicitly, the SW vectors of
       // input a, b (b unused at stride 1) into the SW phases.
-      auto put = [&](int64_t at, V::reg a, V::reg b) {
+      auto put = [&](int64_t at, typename Vec::reg a, typename Vec::reg b) {
         if constexpr (G::kSW == 1) {
-          V::store(d + at, a);
+          Vec::store(d + at, a);
         } else {
-          V::reg even, odd;
-          V::deinterleave2(a, b, even, odd);
-          V::store(d + at, even);
-          V::store(d + kPlane + at, odd);
+          typename Vec::reg even, odd;
+          Vec::deinterleave2(a, b, even, odd);
+          Vec::store(d + at, even);
+          Vec::store(d + kPlane + at, odd);
         }
       };
-      auto load_at = [&](int64_t at, int64_t v) { return V::load(xr + G::kSW * at - G::kPW + v * kLanes); };
+      auto load_at = [&](int64_t at, int64_t v) { return Vec::load(xr + G::kSW * at - G::kPW + v * kLanes); };
       for (; j + kLanes <= kJHi; j += kLanes) put(j, load_at(j, 0), load_at(j, G::kSW - 1));
       if constexpr ((kJHi - kJLo) % kLanes != 0 && kJHi - kJLo >= kLanes) {
         // The last columns as one more whole vector ending at kJHi (rewriting some).
@@ -683,8 +704,8 @@ inline void depthwise_plane(const float* x, const float* w, float* scratch, Stor
         // from kJHi on are stored too and rewritten by edge() below.
         const uintptr_t src = reinterpret_cast<uintptr_t>(xr + G::kSW * kJLo - G::kPW);
         constexpr int n = static_cast<int>(G::kSW * (kJHi - kJLo));
-        put(kJLo, V::load_range(src, 0, n),
-            V::load_range(src + kLanes * sizeof(float), 0, n - kLanes));
+        put(kJLo, Vec::load_range(src, 0, n),
+            Vec::load_range(src + kLanes * sizeof(float), 0, n - kLanes));
         j = kJHi;
       }
     }
