@@ -294,16 +294,26 @@ int64_t shifted_grid_w(const WindowGeometry& g) {
   return g.output[1] + (g.kernel[1] - 1) * g.dilations[1] / g.strides[1];
 }
 
-/// Whether a convolution runs as a shifted GEMM rather than over im2col panels: more than one
-/// tap (a 1x1's panels are plain row copies, cheaper than reading B rows a plane apart; strided,
+/// Whether a convolution runs as a shifted GEMM rather than over im2col panels (m: output
+/// channels per group): more than one tap (a 1x1's panels are plain row copies, cheaper than
+/// reading B rows a plane apart unless few row tiles use them, below; strided,
 /// 256 -> 512 channels at 56 -> 28, 7% slower shifted), and a grid at most 8% wider than the
 /// output, since the extra columns are computed for nothing (measured on 3x3 layers: at 56
 /// columns, 3.4% wider, the shifted GEMM took 1.25x onnxruntime's time where im2col took 1.44x;
 /// at 14 columns, 12.5% wider, 1.25x against 1.16x). Strided, the grid is narrower:
 /// OW + (KW - 1) DW / SW columns, and the stride-phase planes replace a strided im2col (ResNet's
 /// 7x7 stride-2 stem 4.39 -> 3.77 ms, MobileNetV2's 3x3 one 0.76 -> 0.59 ms).
-bool shifted_conv_pays(const WindowGeometry& g) {
-  if (g.kernel[0] * g.kernel[1] == 1) return false;
+bool shifted_conv_pays(const WindowGeometry& g, int64_t m, const SimdTile& tile) {
+  if (g.kernel[0] * g.kernel[1] == 1) {
+    // Unless few output channels share each im2col panel and the input can be read in place
+    // (unpadded, unit stride): then the copy costs about as much as the products. MobileNetV2's
+    // 1x1s to 16 and 24 channels at 112 x 112 and 56 x 56, AVX-512 (two row tiles): 0.77-0.92x
+    // the im2col time; AVX2 (three or four row tiles): 0.94-1.0x. With 64 or more channels
+    // reading in place was 1.05-1.13x slower (docs/performance.md).
+    constexpr int64_t kFewChannels = 24;
+    const bool in_place = g.unpadded() && g.strides[0] == 1 && g.strides[1] == 1;
+    return in_place && m <= std::max(kFewChannels, 2 * tile.mr);
+  }
   const int64_t grid_w = shifted_grid_w(g);
   return (grid_w - g.output[1]) * 100 <= 8 * grid_w;
 }
@@ -386,7 +396,7 @@ bool conv_pixel_rows(const Node& node, const TargetFacts& facts) {
   const int64_t pixels = g.output[0] * g.output[1];
   const bool packed = packs_pixel_tiles(pixels, k, tile);
   if (!packed && wd[2] * wd[3] == 1) return false;
-  const bool shifted = shifted_conv_pays(g);
+  const bool shifted = shifted_conv_pays(g, m, tile);
   const int64_t n = shifted ? g.output[0] * shifted_grid_w(g) : pixels;
   const double usual = gemm_tile_cycles(m, n, k, tile, lanes, 2.0 * tile.mr * tile.nr / lanes) +
                        (shifted ? 0.0 : 0.25 * static_cast<double>(n * k));
@@ -694,7 +704,8 @@ Status emit_conv(CppKernel& k) {
     // The transposed order needs W^T packed into channel panels (conv_weight_layout).
     if (packed_weight(node, 1, k.operand(1), *k.ctx.facts) && conv_pixel_rows(node, *k.ctx.facts))
       return emit_conv_shifted(k, p, /*pixel_rows=*/true);
-    return shifted_conv_pays(g) ? emit_conv_shifted(k, p, /*pixel_rows=*/false) : emit_conv_simd(k, p);
+    return shifted_conv_pays(g, p.group_out_c, simd_tile(*k.ctx.facts)) ? emit_conv_shifted(k, p, /*pixel_rows=*/false)
+                                                                       : emit_conv_simd(k, p);
   }
   if (simd_depthwise(node, k.ctx.facts)) return emit_depthwise_simd(k, p);
   return pointwise ? emit_pointwise(k, p) : emit_direct(k, p, axes);

@@ -61,10 +61,13 @@ CONV = {
     "conv5x3_s3_grouped": ((2, 8, 20, 31), (10, 4, 5, 3), (3, 2), (1, 1), (2, 0, 1, 1), 2),
     # Unit stride with a grid at most 8% wider than the output: the GEMM reads the zero-padded
     # input in place (no im2col), an unpadded one reads X itself; the grid columns past the
-    # output width are dropped. The 1x1s take im2col panels.
+    # output width are dropped. The 1x1s take im2col panels, but those with at most 24 output
+    # channels, which read an unpadded unit-stride input in place.
     "conv3x3_s1_dilated_grouped": ((1, 6, 13, 50), (12, 2, 3, 3), (1, 1), (2, 1), (1, 2, 0, 3), 3),
     "conv3x3_valid_in_place": ((1, 5, 8, 40), (6, 5, 3, 3), (1, 1), (1, 1), (0, 0, 0, 0), 1),
     "conv1x1_in_place": ((2, 16, 7, 9), (20, 16, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
+    "conv1x1_in_place_threads": ((1, 32, 28, 41), (16, 32, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
+    "conv1x1_im2col": ((1, 16, 7, 9), (40, 16, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
     "conv1x1_padded": ((1, 8, 5, 6), (10, 8, 1, 1), (1, 1), (1, 1), (1, 0, 2, 1), 1),
     "conv1x5_s1": ((1, 7, 6, 60), (9, 7, 1, 5), (1, 1), (1, 1), (0, 2, 0, 2), 1),
     # K = 576 and 1350: deep enough to be cut into K blocks with running sums in scratch.
