@@ -549,6 +549,48 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
 /// Implicit GEMM per image and group: Y[oc, pixel] = W[oc, (c, kh, kw)] * im2col(X)[(c, kh, kw),
 /// pixel], with W packed into row panels at compile time and im2col(X) packed into column panels
 /// at run time, one L2-sized group of panels at a time, in the arena's scratch.
+/// emit_conv_simd when the parts split the row tiles and every im2col panel fits in one group:
+/// the parts pack the panels together (each a share, then a barrier), then each computes its
+/// row tiles over all of them.
+Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const GemmSplit& split,
+                                    const SimdTile& tile, bool prepacked, int64_t panels) {
+  const TargetFacts& facts = *k.ctx.facts;
+  const int64_t kk = p.group_in_c * p.g.kernel[0] * p.g.kernel[1];
+  CodeWriter& w = k.w;
+  emit_simd_asserts(w, tile);
+  w.line("using Geometry = aotc_simd::Conv2d<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
+  w.line("                                   kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
+  w.line("constexpr int64_t kM = kGroupOutC, kN = kOutPlane, kK = Geometry::kK;");
+  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
+  w.line("constexpr int64_t kGroup = kPanels;  // every im2col panel, packed once and shared by the parts");
+  w.line("static_assert(kPanels == {}, \"panels as reserved\");", panels);
+  const std::string packed_base = k.scratch(panels * tile.nr * kk * 4);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(p.group_out_c), kk, panels);
+  const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
+  w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({});", packed_base);
+  w.open("for (int64_t n = 0; n < kBatch; ++n)");
+  w.open("for (int64_t g = 0; g < kGroups; ++g)");
+  w.line("const float* x = {} + (n * kInC + g * kGroupInC) * kInPlane;", k.in[0]);
+  w.line("const float* wg = {} + g * kGroupOutC * kK;", k.in[1]);
+  w.line("{}* y = {} + (n * kOutC + g * kGroupOutC) * kOutPlane;", p.out_ct, k.out[0]);
+  emit_split_copy(k, split.parts, "kPanels",
+                  "aotc_simd::pack_im2col_panels<Geometry>(x, packed + begin * aotc_simd::kTileCols * kK, "
+                  "begin, end);");
+  emit_parallel_begin(k, split);
+  emit_part_ranges(k, split);
+  emit_partial_pointer(k, blocking, partial_base);
+  const std::vector<AxisRange> coords = {{0, 1, "n"}, {1, 2, "g * kGroupOutC + i"}, {2, 4, "j"}};
+  AOTC_RETURN_IF_ERROR(emit_store_policy(k, "y", "kN", coords, "i * kN + j",
+                                         p.has_bias ? fmt::format("{}[g * kGroupOutC + i]", k.in[2]) : ""));
+  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup, kKc, kRowBlock>(",
+         prepacked ? "true" : "false");
+  w.line("    wg, packed, store, partial, panel_begin, panel_end, row_begin, row_end);");
+  emit_parallel_end(k, split);
+  w.close();
+  w.close();
+  return Status::ok();
+}
+
 Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   const Node& node = k.node;
   const TargetFacts& facts = *k.ctx.facts;

@@ -68,6 +68,9 @@ CONV = {
     "conv1x1_in_place": ((2, 16, 7, 9), (20, 16, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
     "conv1x1_in_place_threads": ((1, 32, 28, 41), (16, 32, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
     "conv1x1_im2col": ((1, 16, 7, 9), (40, 16, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
+    # Two threads splitting 4 row tiles (AVX-512): the im2col panels packed once, half by each
+    # thread, and shared (on AVX2 conv3x3_deep takes that path; here its 13 panels span two groups).
+    "conv1x1_shared_panels_threads": ((1, 384, 14, 14), (48, 384, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
     "conv1x1_padded": ((1, 8, 5, 6), (10, 8, 1, 1), (1, 1), (1, 1), (1, 0, 2, 1), 1),
     "conv1x5_s1": ((1, 7, 6, 60), (9, 7, 1, 5), (1, 1), (1, 1), (0, 2, 0, 2), 1),
     # K = 576 and 1350: deep enough to be cut into K blocks with running sums in scratch.
