@@ -29,24 +29,25 @@ python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
 echo "== models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
 python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || status=1
 
+# The ops with SIMD kernels (their node tests), models/ on 2 threads and the SIMD kernel edge
+# cases on one SIMD target ($1); work folders build/*_$2.
+simd_suites() {
+  python3 tests/conformance/run_node_tests.py --aotc build/aotc --target "$1" \
+    --work "build/conformance_$2" --filter 'matmul|gemm|conv' || status=1
+  python3 tests/models/run_models.py --aotc build/aotc --target "$1" --threads 2 \
+    --work "build/models_$2" || status=1
+  python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target "$1" \
+    --work "build/simd_kernels_$2" || status=1
+}
+
 echo "== SIMD target (x86-64-avx2): node tests of the ops with SIMD kernels, models/ on 2 threads, SIMD kernel edge cases"
-python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64-avx2 \
-  --work build/conformance_avx2 --filter 'matmul|gemm|conv' || status=1
-python3 tests/models/run_models.py --aotc build/aotc --target x86-64-avx2 --threads 2 \
-  --work build/models_avx2 || status=1
-python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target x86-64-avx2 \
-  --work build/simd_kernels || status=1
+simd_suites x86-64-avx2 avx2
 
 # The same suites on AVX-512, where the CPU has it (the host target then resolves to
 # x86-64-avx512); on a CPU without it they cannot run, and the step says it was skipped.
 if build/aotc targets | grep -q "here x86-64-avx512"; then
   echo "== SIMD target (x86-64-avx512): node tests of the ops with SIMD kernels, models/ on 2 threads, SIMD kernel edge cases"
-  python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64-avx512 \
-    --work build/conformance_avx512 --filter 'matmul|gemm|conv' || status=1
-  python3 tests/models/run_models.py --aotc build/aotc --target x86-64-avx512 --threads 2 \
-    --work build/models_avx512 || status=1
-  python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target x86-64-avx512 \
-    --work build/simd_kernels_avx512 || status=1
+  simd_suites x86-64-avx512 avx512
 else
   echo "== SIMD target (x86-64-avx512): skipped, this CPU has no AVX-512 (aotc targets: host is not x86-64-avx512)"
 fi
