@@ -555,9 +555,6 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   return Status::ok();
 }
 
-/// Implicit GEMM per image and group: Y[oc, pixel] = W[oc, (c, kh, kw)] * im2col(X)[(c, kh, kw),
-/// pixel], with W packed into row panels at compile time and im2col(X) packed into column panels
-/// at run time, one L2-sized group of panels at a time, in the arena's scratch.
 /// emit_conv_simd when the parts split the row tiles and every im2col panel fits in one group:
 /// the parts pack the panels together (each a share, then a barrier), then each computes its
 /// row tiles over all of them.
@@ -595,6 +592,9 @@ Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const Gem
   return Status::ok();
 }
 
+/// Implicit GEMM per image and group: Y[oc, pixel] = W[oc, (c, kh, kw)] * im2col(X)[(c, kh, kw),
+/// pixel], with W packed into row panels at compile time and im2col(X) packed into column panels
+/// at run time, one L2-sized group of panels at a time, in the arena's scratch.
 Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   const Node& node = k.node;
   const TargetFacts& facts = *k.ctx.facts;

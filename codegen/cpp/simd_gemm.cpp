@@ -82,8 +82,9 @@ GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, 
     s.by_panels = false;
   // A split whose largest part is well above the mean leaves a thread idle at the end (7 panels
   // on 2 threads: 4 + 3). Rows then, when they split clearly more evenly, although each part
-  // then packs all of B (ResNet-50's 1x1s at 14 x 14: 7 panels, 22 or 86 row tiles). Not on a
-  // tie: there the shared packing wins (its 1x1s at 56 x 56 1.4x slower split by rows).
+  // then packs all of B, unless the convolution shares its panels (emit_conv_simd) (ResNet-50's
+  // 1x1s at 14 x 14: 7 panels, 22 or 86 row tiles). Not on a tie: there the panel split's
+  // shared packing wins (its 1x1s at 56 x 56 were 1.4x slower split by rows).
   auto evenness = [&](int64_t units) {
     const int64_t largest = (units + s.parts - 1) / s.parts;
     return static_cast<double>(units) / static_cast<double>(largest * s.parts);
