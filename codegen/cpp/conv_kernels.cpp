@@ -303,7 +303,7 @@ int64_t shifted_grid_w(const WindowGeometry& g) {
 /// at 14 columns, 12.5% wider, 1.25x against 1.16x). Strided, the grid is narrower:
 /// OW + (KW - 1) DW / SW columns, and the stride-phase planes replace a strided im2col (ResNet's
 /// 7x7 stride-2 stem 4.39 -> 3.77 ms, MobileNetV2's 3x3 one 0.76 -> 0.59 ms).
-bool shifted_conv_pays(const WindowGeometry& g, int64_t m, const SimdTile& tile) {
+bool shifted_conv_pays(const WindowGeometry& g, int64_t m) {
   if (g.kernel[0] * g.kernel[1] == 1) {
     // Unless few output channels share each im2col panel and the input can be read in place
     // (unpadded, unit stride): then the copy costs about as much as the products. MobileNetV2's
@@ -312,7 +312,7 @@ bool shifted_conv_pays(const WindowGeometry& g, int64_t m, const SimdTile& tile)
     // reading in place was 1.05-1.13x slower (docs/performance.md).
     constexpr int64_t kFewChannels = 24;
     const bool in_place = g.unpadded() && g.strides[0] == 1 && g.strides[1] == 1;
-    return in_place && m <= std::max(kFewChannels, 2 * tile.mr);
+    return in_place && m <= kFewChannels;
   }
   const int64_t grid_w = shifted_grid_w(g);
   return (grid_w - g.output[1]) * 100 <= 8 * grid_w;
@@ -396,7 +396,7 @@ bool conv_pixel_rows(const Node& node, const TargetFacts& facts) {
   const int64_t pixels = g.output[0] * g.output[1];
   const bool packed = packs_pixel_tiles(pixels, k, tile);
   if (!packed && wd[2] * wd[3] == 1) return false;
-  const bool shifted = shifted_conv_pays(g, m, tile);
+  const bool shifted = shifted_conv_pays(g, m);
   const int64_t n = shifted ? g.output[0] * shifted_grid_w(g) : pixels;
   const double usual = gemm_tile_cycles(m, n, k, tile, lanes, 2.0 * tile.mr * tile.nr / lanes) +
                        (shifted ? 0.0 : 0.25 * static_cast<double>(n * k));
@@ -563,11 +563,6 @@ Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const Gem
   const TargetFacts& facts = *k.ctx.facts;
   const int64_t kk = p.group_in_c * p.g.kernel[0] * p.g.kernel[1];
   CodeWriter& w = k.w;
-  emit_simd_asserts(w, tile);
-  w.line("using Geometry = aotc_simd::Conv2d<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
-  w.line("                                   kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
-  w.line("constexpr int64_t kM = kGroupOutC, kN = kOutPlane, kK = Geometry::kK;");
-  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
   w.line("constexpr int64_t kGroup = kPanels;  // every im2col panel, packed once and shared by the parts");
   w.line("static_assert(kPanels == {}, \"panels as reserved\");", panels);
   const std::string packed_base = k.scratch(panels * tile.nr * kk * 4);
@@ -627,12 +622,12 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   CodeWriter& w = k.w;
   w.line("// {}x{} register tiles of the {} GEMM; W {}.", tile.mr, tile.nr, facts.simd,
          prepacked ? "packed into row panels at compile time" : "read in place");
-  if (shared_panels) return emit_conv_simd_shared_panels(k, p, split, tile, prepacked, panels);
   emit_simd_asserts(w, tile);
   w.line("using Geometry = aotc_simd::Conv2d<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
   w.line("                                   kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
   w.line("constexpr int64_t kM = kGroupOutC, kN = kOutPlane, kK = Geometry::kK;");
   w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
+  if (shared_panels) return emit_conv_simd_shared_panels(k, p, split, tile, prepacked, panels);
   w.line("constexpr int64_t kGroup = {};  // im2col panels packed (and kept in L2) at once", group);
   w.line("constexpr int64_t kPackedFloats = kGroup * aotc_simd::kTileCols * kK;  // per part");
   std::string packed_base = k.scratch(split.parts * group * tile.nr * kk * 4);
@@ -761,8 +756,7 @@ Status emit_conv(CppKernel& k) {
     // The transposed order needs W^T packed into channel panels (conv_weight_layout).
     if (packed_weight(node, 1, k.operand(1), *k.ctx.facts) && conv_pixel_rows(node, *k.ctx.facts))
       return emit_conv_shifted(k, p, /*pixel_rows=*/true);
-    return shifted_conv_pays(g, p.group_out_c, simd_tile(*k.ctx.facts)) ? emit_conv_shifted(k, p, /*pixel_rows=*/false)
-                                                                       : emit_conv_simd(k, p);
+    return shifted_conv_pays(g, p.group_out_c) ? emit_conv_shifted(k, p, /*pixel_rows=*/false) : emit_conv_simd(k, p);
   }
   if (simd_depthwise(node, k.ctx.facts)) return emit_depthwise_simd(k, p);
   return pointwise ? emit_pointwise(k, p) : emit_direct(k, p, axes);

@@ -132,7 +132,8 @@ struct V512 {
   }
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm512_or_ps(a, b); }
-  /// No in-register transposition here (TransposedStore goes through memory).
+  /// No in-register transposition of 16-lane rows (TransposedStore goes through memory; the
+  /// 8 x 8 one is V256's).
   static constexpr bool kTransposesInRegisters = false;
   /// The 32 floats a, b as their even lanes (a0, a2, .. b14) into `even` and odd lanes into
   /// `odd`: a stride-2 row split into its two phases.
@@ -938,9 +939,7 @@ struct TransposedStore {
         V::reg rows[MR];
 #pragma GCC unroll 16
         for (int i = 0; i < MR; ++i) rows[i] = acc[i][v];
-        // Through a type that depends on MR, so that the discarded branch is not looked up
-        // (only the AVX2 V has store_transposed).
-        std::conditional_t<MR >= 0, V, void>::template store_transposed<MR>(rows, tt + v * kLanes * kLanes);
+        V256::template store_transposed<MR>(rows, tt + v * kLanes * kLanes);
       }
       inner.rows(tt, kLanes, j0, i0, kCols, MR);
     } else {
