@@ -470,11 +470,17 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   // Transposed, B is W^T packed at compile time: threads may split the pixel tiles and share
   // the weights through L3.
   const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group, /*b_prepacked=*/pixel_rows);
-  const GemmBlocking first = gemm_blocking(facts, m, kk, 1);
+  // In the usual order K is not blocked: each row tile sums the whole of K in registers over
+  // windows of the padded planes streaming from L2, with no running sums to spill between
+  // blocks (ResNet-50's 3x3s at 56 x 56 on AVX-512 0.97-0.98x per node against blocks of 128
+  // rows; AVX2 1.00x).
+  const auto blocking_for = [&](int64_t rows, int64_t group) {
+    return pixel_rows ? gemm_blocking(facts, rows, kk, group) : GemmBlocking{};
+  };
+  const GemmBlocking first = blocking_for(m, 1);
   const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
                                  (n + tile.nr - 1) / tile.nr);
-  const GemmBlocking blocking =
-      gemm_blocking(facts, split.rows_per_part(m), kk, group);
+  const GemmBlocking blocking = blocking_for(split.rows_per_part(m), group);
 
   CodeWriter& w = k.w;
   if (pixel_rows)
