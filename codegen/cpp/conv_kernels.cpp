@@ -470,12 +470,16 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   // Transposed, B is W^T packed at compile time: threads may split the pixel tiles and share
   // the weights through L3.
   const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group, /*b_prepacked=*/pixel_rows);
-  // In the usual order K is not blocked: each row tile sums the whole of K in registers over
-  // windows of the padded planes streaming from L2, with no running sums to spill between
-  // blocks (ResNet-50's 3x3s at 56 x 56 on AVX-512 0.97-0.98x per node against blocks of 128
-  // rows; AVX2 1.00x).
+  // The padded phase planes (or the unpadded input they would copy), whose last one may be
+  // read up to the kernel's extent past its end.
+  const int64_t padded_floats =
+      p.group_in_c * planes * grid_h * grid_w + (g.kernel[1] - 1) * g.dilations[1] / g.strides[1];
+  // A: W in the usual order; transposed, the packed pixel tiles or the padded planes.
+  const int64_t a_floats = !pixel_rows                       ? m * kk
+                           : packs_pixel_tiles(m, kk, tile) ? packed_pixel_floats(m, kk, tile)
+                                                            : padded_floats;
   const auto blocking_for = [&](int64_t rows, int64_t group) {
-    return pixel_rows ? gemm_blocking(facts, rows, kk, group) : GemmBlocking{};
+    return k_blocking_pays(facts, kk, a_floats * 4) ? gemm_blocking(facts, rows, kk, group) : GemmBlocking{};
   };
   const GemmBlocking first = blocking_for(m, 1);
   const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
@@ -504,8 +508,6 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   w.line("constexpr int64_t kGroup = {};  // B panels per group", group);
   std::string padded_base;
   if (!in_place) {
-    const int64_t padded_floats =
-        p.group_in_c * planes * grid_h * grid_w + (g.kernel[1] - 1) * g.dilations[1] / g.strides[1];
     w.line("static_assert(Shifted::kPaddedFloats == {}, \"scratch reserved for another geometry\");",
            padded_floats);
     padded_base = k.scratch(padded_floats * 4);

@@ -41,6 +41,12 @@ GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, in
   return b;
 }
 
+bool k_blocking_pays(const TargetFacts& facts, int64_t k, int64_t a_bytes) {
+  const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
+  const int64_t group_bytes = panel_group(facts, k) * k * simd_tile(facts).nr * 4;
+  return (a_bytes + group_bytes) * 10 > l2 * 9;
+}
+
 std::string emit_gemm_blocking(CppKernel& k, const GemmBlocking& b, int parts) {
   if (b.blocks > 1)
     k.w.line("constexpr int64_t kKc = {}, kRowBlock = {};  // K blocks of kKc rows of B; row tiles per block",

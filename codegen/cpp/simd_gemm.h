@@ -32,6 +32,13 @@ struct GemmBlocking {
 };
 GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group);
 
+/// Whether a product of depth k whose row tiles read `a_bytes` of A in all is worth K-blocking
+/// at all: not when A and a group of B panels at the whole depth (panel_group) fit in 90% of L2
+/// together, since then every row tile can sum the whole of K in registers, reading both from
+/// L2, with no running sums going through memory between blocks (docs/performance.md has the
+/// measurements behind the margin).
+bool k_blocking_pays(const TargetFacts& facts, int64_t k, int64_t a_bytes);
+
 /// Writes the kKc and kRowBlock constants of aotc_simd::gemm, reserves the partial sums'
 /// scratch for `parts` threads and declares `partial`, this part's share (inside the part's
 /// body). Returns nothing to emit before the body; call emit_partial_pointer inside it.

@@ -112,10 +112,12 @@ MATMUL = {
     "mm_ragged": ((13, 37), (37, 29)),
     "mm_m1": ((1, 64), (64, 100)),
     "mm_batched": ((2, 7, 33), (33, 17)),
-    # K blocks: one thread; two threads splitting panels; two threads splitting row tiles.
+    # Deep, but A and a group of B panels fit in L2: every row tile sums the whole of K.
     "mm_deep": ((9, 1100), (1100, 37)),
-    "mm_deep_threads": ((50, 1300), (1300, 70)),
-    "mm_deep_rows": ((130, 700), (700, 20)),
+    # A of more than 1 MiB: K blocks on two threads splitting panels (AVX-512; AVX2 splits its
+    # row tiles), then row tiles.
+    "mm_deep_threads": ((200, 1300), (1300, 120)),
+    "mm_deep_rows": ((400, 700), (700, 20)),
     # Constant B, 8 row tiles: split by rows on 2 threads, both reading every B panel.
     "mm_rows_prepacked": ((48, 200), (200, 70)),
 }
