@@ -1,12 +1,20 @@
 /* The thread pool of multi-threaded packages (aotc_threads.h). Between kernels, workers spin a
- * short while on the generation counter and then sleep on a condition variable; a run wakes them
- * all, runs part 0 itself and waits for the rest the same way. The spin saves the sleep-wake
- * round trip of the kernels that follow each other closely (tens of microseconds each, about the
- * length of a small kernel), as onnxruntime's pool does. The counters are written under the
- * mutex and read with atomic loads while spinning. */
+ * while on the generation counter and then sleep on a condition variable; a run wakes them
+ * all, runs part 0 itself and waits for the rest the same way. The spins save the sleep-wake
+ * round trip between kernels that follow each other closely, as onnxruntime's pool does, and are
+ * bounded in time rather than in polls: on a virtual machine a sleeping vCPU may take hundreds
+ * of microseconds to be woken (the host runs something else on its core meanwhile), and one late
+ * wake-up made the other thread's short spin run out, so that both then slept and woke each
+ * other at every kernel (ResNet-50 on 2 threads 53 instead of 41 ms for minutes at a time, 33
+ * context switches per run instead of 3). The counters are written under the mutex and read
+ * with atomic loads while spinning. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under strict C99 */
+#endif
 #include "aotc_threads.h"
 
 #include <string.h>
+#include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #define AOTC_CPU_RELAX() __builtin_ia32_pause()
@@ -16,29 +24,48 @@
 #define AOTC_CPU_RELAX() ((void)0)
 #endif
 
-/* Polls before sleeping: about 50-100 microseconds of pause instructions. */
-#define AOTC_SPIN_POLLS 4000
+/* How long a worker spins for the next run, and the caller for the workers to finish, before
+ * sleeping: long enough to bridge a kernel's serial work and a late worker, short enough that
+ * idle workers between inferences soon stop using their cores. */
+#define AOTC_SPIN_FOR_WORK_NS 1000000L
+#define AOTC_SPIN_FOR_DONE_NS 5000000L
+/* Polls between two readings of the clock. */
+#define AOTC_POLLS_PER_CLOCK 64
 
 static unsigned long load_generation(aotc_thread_pool* pool) {
   return __atomic_load_n(&pool->generation, __ATOMIC_ACQUIRE);
 }
 
-/* Spins until the generation differs from `seen` or the pool stops, or the polls run out. */
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Spins until the generation differs from `seen` or the pool stops, or the time runs out. */
 static void spin_for_work(aotc_thread_pool* pool, unsigned long seen) {
+  const long long until = now_ns() + AOTC_SPIN_FOR_WORK_NS;
   int i;
-  for (i = 0; i < AOTC_SPIN_POLLS; ++i) {
-    if (load_generation(pool) != seen || __atomic_load_n(&pool->stopping, __ATOMIC_ACQUIRE))
-      return;
-    AOTC_CPU_RELAX();
+  for (;;) {
+    for (i = 0; i < AOTC_POLLS_PER_CLOCK; ++i) {
+      if (load_generation(pool) != seen || __atomic_load_n(&pool->stopping, __ATOMIC_ACQUIRE))
+        return;
+      AOTC_CPU_RELAX();
+    }
+    if (now_ns() >= until) return;
   }
 }
 
-/* Spins until no worker is pending, or the polls run out. */
+/* Spins until no worker is pending, or the time runs out. */
 static void spin_for_done(aotc_thread_pool* pool) {
+  const long long until = now_ns() + AOTC_SPIN_FOR_DONE_NS;
   int i;
-  for (i = 0; i < AOTC_SPIN_POLLS; ++i) {
-    if (__atomic_load_n(&pool->pending, __ATOMIC_ACQUIRE) == 0) return;
-    AOTC_CPU_RELAX();
+  for (;;) {
+    for (i = 0; i < AOTC_POLLS_PER_CLOCK; ++i) {
+      if (__atomic_load_n(&pool->pending, __ATOMIC_ACQUIRE) == 0) return;
+      AOTC_CPU_RELAX();
+    }
+    if (now_ns() >= until) return;
   }
 }
 

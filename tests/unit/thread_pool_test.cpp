@@ -62,7 +62,7 @@ TEST(ThreadPool, RunsAfterTheWorkersSleepAndRestart) {
   for (int start = 0; start < 3; ++start) {
     ASSERT_EQ(aotc_pool_start(&pool, 2), AOTC_OK);
     for (int run = 0; run < 5; ++run) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));  // past the workers' spin
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past the workers' 1 ms spin
       std::vector<int> parts(2, 0);
       aotc_parallel(&pool, [&](int part) { parts[part] += 1; });
       EXPECT_EQ(parts[0], 1);
