@@ -379,7 +379,9 @@ void emit_split_copy(CppKernel& k, int parts, const std::string& total, const st
 /// by a cycle estimate of both orders: their register tiles; the transposed tile's store, which
 /// moves elements one by one through a transposition (about a cycle each, against two per
 /// vector); the copies of either order's packing (the pixel tiles, half a cycle per float; the
-/// usual order's im2col panels, a quarter). Transposed 1x1s must be packed: reading their input
+/// usual order's im2col panels, a quarter, but 4 with a column stride, which they copy element by
+/// element: 4.4 cycles per float in perf for ResNet-50's stride-2 1x1s, whose pixel tiles come
+/// from vector-split phase planes). Transposed 1x1s must be packed: reading their input
 /// in place, each step of k jumps a whole plane, and ResNet-50's 1x1s at 7x7 ran 1.25x slower
 /// (packed, 0.77x the usual order's time).
 bool conv_pixel_rows(const Node& node, const TargetFacts& facts) {
@@ -398,8 +400,9 @@ bool conv_pixel_rows(const Node& node, const TargetFacts& facts) {
   if (!packed && wd[2] * wd[3] == 1) return false;
   const bool shifted = shifted_conv_pays(g, m);
   const int64_t n = shifted ? g.output[0] * shifted_grid_w(g) : pixels;
+  const double im2col_cycles_per_float = g.strides[1] == 1 ? 0.25 : 4.0;
   const double usual = gemm_tile_cycles(m, n, k, tile, lanes, 2.0 * tile.mr * tile.nr / lanes) +
-                       (shifted ? 0.0 : 0.25 * static_cast<double>(n * k));
+                       (shifted ? 0.0 : im2col_cycles_per_float * static_cast<double>(n * k));
   const double transposed = gemm_tile_cycles(pixels, m, k, tile, lanes, 1.0 * tile.mr * tile.nr) +
                             (packed ? 0.5 * static_cast<double>(pixels * k) : 0.0);
   return transposed < usual;
