@@ -6,8 +6,8 @@
  * of microseconds to be woken (the host runs something else on its core meanwhile), and one late
  * wake-up made the other thread's short spin run out, so that both then slept and woke each
  * other at every kernel (ResNet-50 on 2 threads 53 instead of 41 ms for minutes at a time, 33
- * context switches per run instead of 3). The counters are written under the mutex and read
- * with atomic loads while spinning. */
+ * context switches per run instead of 3; docs/performance.md has the comparison). The counters
+ * are written under the mutex and read with atomic loads while spinning. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under strict C99 */
 #endif
