@@ -481,13 +481,10 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const int64_t a_floats = !pixel_rows                       ? m * kk
                            : packs_pixel_tiles(m, kk, tile) ? packed_pixel_floats(m, kk, tile)
                                                             : padded_floats;
-  const auto blocking_for = [&](int64_t rows, int64_t group) {
-    return k_blocking_pays(facts, kk, a_floats * 4) ? gemm_blocking(facts, rows, kk, group) : GemmBlocking{};
-  };
-  const GemmBlocking first = blocking_for(m, 1);
+  const GemmBlocking first = gemm_blocking(facts, m, kk, 1, a_floats * 4);
   const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
                                  (n + tile.nr - 1) / tile.nr);
-  const GemmBlocking blocking = blocking_for(split.rows_per_part(m), group);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, a_floats * 4);
 
   CodeWriter& w = k.w;
   if (pixel_rows)
@@ -577,7 +574,8 @@ Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const Gem
   w.line("constexpr int64_t kGroup = kPanels;  // every im2col panel, packed once and shared by the parts");
   w.line("static_assert(kPanels == {}, \"panels as reserved\");", panels);
   const std::string packed_base = k.scratch(panels * tile.nr * kk * 4);
-  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(p.group_out_c), kk, panels);
+  const GemmBlocking blocking =
+      gemm_blocking(facts, split.rows_per_part(p.group_out_c), kk, panels, p.group_out_c * kk * 4);
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({});", packed_base);
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
@@ -614,7 +612,7 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   // passes; K-blocked, only one panel's K block must stay (in L1), so the group grows to cut
   // the passes over the weights, up to a packing buffer of twice L2.
   int64_t group = panel_group(facts, kk);
-  if (gemm_blocking(facts, m, kk, 1).blocks > 1) {
+  if (gemm_blocking(facts, m, kk, 1, m * kk * 4).blocks > 1) {
     const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
     group = std::max<int64_t>(group, 2 * l2 / (tile.nr * kk * 4));
   }
@@ -642,7 +640,7 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   w.line("constexpr int64_t kGroup = {};  // im2col panels packed (and kept in L2) at once", group);
   w.line("constexpr int64_t kPackedFloats = kGroup * aotc_simd::kTileCols * kK;  // per part");
   std::string packed_base = k.scratch(split.parts * group * tile.nr * kk * 4);
-  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4);
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   emit_parallel_begin(k, split);
   emit_part_ranges(k, split);

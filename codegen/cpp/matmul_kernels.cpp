@@ -123,14 +123,10 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
   w.line("constexpr int64_t kM = {}, kK = {}, kN = {};", m, kk, n);
   w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
   // B panels per group: K blocks of the group's panels stay in L2 (the whole K if not blocked).
-  const bool k_blocked = k_blocking_pays(facts, kk, m * kk * 4);
-  const auto blocking_for = [&](int64_t rows, int64_t group) {
-    return k_blocked ? gemm_blocking(facts, rows, kk, group) : GemmBlocking{};
-  };
-  const GemmBlocking first_blocking = blocking_for(m, 1);
+  const GemmBlocking first_blocking = gemm_blocking(facts, m, kk, 1, m * kk * 4);
   const int64_t group = panel_group(
       facts, first_blocking.blocks > 1 ? (kk + first_blocking.blocks - 1) / first_blocking.blocks : kk);
-  const GemmBlocking blocking = blocking_for(split.rows_per_part(m), group);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4);
   w.line("constexpr int64_t kGroup = {};  // B panels per group kept in L2", group);
   if (k.epilogue) k.epilogue->emit_prologue(w);
   emit_batch_access(w, "A", a);

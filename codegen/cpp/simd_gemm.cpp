@@ -17,7 +17,18 @@ int64_t panel_group(const TargetFacts& facts, int64_t k) {
   return std::max<int64_t>(1, l2 / 2 / std::max<int64_t>(panel_bytes, 1));
 }
 
-GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group) {
+namespace {
+
+bool fits_l2_unblocked(const TargetFacts& facts, int64_t k, int64_t a_bytes) {
+  const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
+  const int64_t group_bytes = panel_group(facts, k) * k * simd_tile(facts).nr * 4;
+  return (a_bytes + group_bytes) * 10 <= l2 * 9;
+}
+
+}  // namespace
+
+GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group,
+                           int64_t a_bytes) {
   const SimdTile tile = simd_tile(facts);
   const int64_t l1 = facts.l1_bytes > 0 ? facts.l1_bytes : 32 * 1024;
   const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
@@ -25,7 +36,7 @@ GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, in
   b.kc = std::max<int64_t>(64, l1 / 2 / (tile.nr * 4));
   // A block of B pays only when several row tiles read it; with one (decoding, M = 1) the
   // blocks would only hop between panels instead of streaming each one.
-  if (k <= 2 * b.kc || rows <= tile.mr) return b;
+  if (k <= 2 * b.kc || rows <= tile.mr || fits_l2_unblocked(facts, k, a_bytes)) return b;
   // As aotc_simd::KBlocking: equal blocks but the last.
   b.blocks = (k + b.kc - 1) / b.kc;
   const int64_t kb = (k + b.blocks - 1) / b.blocks;
@@ -39,12 +50,6 @@ GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, in
   b.row_block = (row_tiles + row_blocks - 1) / row_blocks;
   b.partial_floats = b.row_block * group * tile_floats;
   return b;
-}
-
-bool k_blocking_pays(const TargetFacts& facts, int64_t k, int64_t a_bytes) {
-  const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
-  const int64_t group_bytes = panel_group(facts, k) * k * simd_tile(facts).nr * 4;
-  return (a_bytes + group_bytes) * 10 > l2 * 9;
 }
 
 std::string emit_gemm_blocking(CppKernel& k, const GemmBlocking& b, int parts) {

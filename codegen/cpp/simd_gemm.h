@@ -23,21 +23,19 @@ SimdTile simd_tile(const TargetFacts& facts);
 int64_t panel_group(const TargetFacts& facts, int64_t k);
 
 /// The K blocking of aotc_simd::gemm for a product of `rows` rows (per thread) and depth k whose
-/// panels go in groups of `group`: `kc` rows of B per block (a block of one B panel fills half
-/// of L1); products deeper than 2 kc with more than one row tile are cut into `blocks` blocks, and then `row_block` row
-/// tiles (their A blocks and running sums fill most of L2) keep running sums for the whole
-/// group in `partial_floats` floats of scratch per thread.
+/// panels go in groups of `group` and whose row tiles read `a_bytes` of A in all: `kc` rows of B
+/// per block (a block of one B panel fills half of L1). Products deeper than 2 kc with more than
+/// one row tile are cut into `blocks` blocks unless A and a group of B panels at the whole depth
+/// (panel_group) fit in 90% of L2 together: then every row tile sums the whole of K in registers,
+/// reading both from L2, with no running sums going through memory between blocks
+/// (docs/performance.md has the measurements behind the margin). Blocked, `row_block` row tiles
+/// (their A blocks and running sums fill most of L2) keep running sums for the whole group in
+/// `partial_floats` floats of scratch per thread.
 struct GemmBlocking {
   int64_t kc = 0, blocks = 1, row_block = 1, partial_floats = 0;
 };
-GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group);
-
-/// Whether a product of depth k whose row tiles read `a_bytes` of A in all is worth K-blocking
-/// at all: not when A and a group of B panels at the whole depth (panel_group) fit in 90% of L2
-/// together, since then every row tile can sum the whole of K in registers, reading both from
-/// L2, with no running sums going through memory between blocks (docs/performance.md has the
-/// measurements behind the margin).
-bool k_blocking_pays(const TargetFacts& facts, int64_t k, int64_t a_bytes);
+GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group,
+                           int64_t a_bytes);
 
 /// Writes the kKc and kRowBlock constants of aotc_simd::gemm, reserves the partial sums'
 /// scratch for `parts` threads and declares `partial`, this part's share (inside the part's

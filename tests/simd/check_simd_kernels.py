@@ -73,9 +73,11 @@ CONV = {
     "conv1x1_shared_panels_threads": ((1, 384, 14, 14), (48, 384, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
     "conv1x1_padded": ((1, 8, 5, 6), (10, 8, 1, 1), (1, 1), (1, 1), (1, 0, 2, 1), 1),
     "conv1x5_s1": ((1, 7, 6, 60), (9, 7, 1, 5), (1, 1), (1, 1), (0, 2, 0, 2), 1),
-    # K = 576 and 1350: deep enough to be cut into K blocks with running sums in scratch by
-    # im2col; the shifted and transposed GEMMs block K only when A and a group of B panels do
-    # not fit in L2 (k_blocking_pays), so these sum the whole of K in registers.
+    # K = 576 and 1350. K is cut into blocks with running sums in scratch only when A (here W)
+    # and a group of B panels do not fit in L2 (gemm_blocking): these sum the whole of K in
+    # registers on AVX-512 and some are blocked on AVX2 (512 KiB L2); W of 1.2 MB on narrow
+    # planes (im2col: the shifted grid would be 20% wider) is blocked on both.
+    "conv3x3_im2col_blocks": ((1, 128, 24, 10), (256, 128, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "conv3x3_deep": ((1, 64, 9, 11), (20, 64, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "conv3x3_deep_shifted": ((1, 64, 5, 30), (20, 64, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "conv3x3_deep_threads": ((1, 150, 14, 14), (40, 150, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
