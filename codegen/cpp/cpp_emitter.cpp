@@ -15,6 +15,10 @@
 namespace aotc::codegen {
 namespace {
 
+/// The SIMD kernels' headers, copied into the packages of SIMD targets and included by their
+/// model source: the vectors and the GEMM, then the convolutions and the depthwise kernel on it.
+constexpr const char* kSimdHeaders[] = {"aotc_simd.h", "aotc_simd_conv.h", "aotc_simd_depthwise.h"};
+
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
@@ -56,7 +60,9 @@ class CppModuleEmitter {
     m.runner_source = "runner/main.cpp";
     m.kernel_functions = static_cast<int>(function_by_text_.size());
     if (!facts_.simd.empty())
-      m.files.push_back({"src/aotc_simd.h", std::string(embedded_file("codegen/templates/cpp/aotc_simd.h")), {}});
+      for (const char* header : kSimdHeaders)
+        m.files.push_back({std::string("src/") + header,
+                           std::string(embedded_file(std::string("codegen/templates/cpp/") + header)), {}});
     m.cxx_flags = facts_.cxx_flags;
     m.uses_threads = threaded();
     return m;
@@ -285,7 +291,10 @@ class CppModuleEmitter {
 
   std::string source() const {
     std::string includes;
-    if (!facts_.simd.empty()) includes += "\n#include \"aotc_simd.h\"\n";
+    if (!facts_.simd.empty()) {
+      includes += "\n";
+      for (const char* header : kSimdHeaders) includes += fmt::format("#include \"{}\"\n", header);
+    }
     return render_template(
         "cpp/model.cpp.in",
         {{"BANNER", spec_.banner},
