@@ -267,7 +267,9 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
 
   // Errors from here on concern the imported graph; name the model as the importer does.
   auto in_model = [&](const Status& s) { return s.with_context(options.model_path); };
-  Status s = run_pipeline(*graph, options.pipeline);
+  PipelineOptions pipeline = options.pipeline;
+  pipeline.target = &target.facts();
+  Status s = run_pipeline(*graph, pipeline);
   if (!s.is_ok()) return in_model(s);
 
   CompileResult result;

@@ -286,6 +286,22 @@ Expected<TensorType> Parser::parse_type() {
   if (pos_ >= text_.size() || text_[pos_] != ']')
     return error_at(pos_, "expected 'x' or ']' in the shape");
   ++pos_;
+  if (pos_ < text_.size() && text_[pos_] == '{') {
+    // A blocked layout, as print_type writes it: {NCHW8c}.
+    const size_t at = pos_;
+    ++pos_;
+    if (text_.substr(pos_, 4) != "NCHW") return error_at(at, "expected a layout such as {NCHW8c}");
+    pos_ += 4;
+    const size_t d = pos_;
+    while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
+    if (pos_ == d || pos_ - d > 3 || text_.substr(pos_, 2) != "c}")
+      return error_at(at, "expected a layout such as {NCHW8c}");
+    t.layout = Layout::kNCHWc;
+    t.channel_block = std::atoi(std::string(text_.substr(d, pos_ - d)).c_str());
+    pos_ += 2;
+    if (t.channel_block < 1 || t.shape.size() != 4)
+      return error_at(at, "an NCHWc layout needs a channel block of at least 1 and a 4-D shape");
+  }
   if (pos_ < text_.size() && text_[pos_] == '#') {
     ++pos_;
     std::string_view mode = peek_word();

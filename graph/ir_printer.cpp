@@ -157,6 +157,7 @@ std::string print_type(const TensorType& type) {
     out += d.is_static() ? std::to_string(d.value) : "?" + print_symbol(d.symbol);
   }
   out += ']';
+  if (type.layout == Layout::kNCHWc) out += fmt::format("{{NCHW{}c}}", type.channel_block);
   const Distribution& dist = type.distribution;
   if (dist != Distribution{}) {
     out += fmt::format("#{}(axis={}, tiles={})", distribution_mode_name(dist.mode), dist.axis,

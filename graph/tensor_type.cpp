@@ -44,7 +44,9 @@ std::string shape_to_string(const Shape& s) {
 }
 
 std::string TensorType::to_string() const {
-  return fmt::format("{}[{}]", dtype_name(dtype), shape_to_string(shape));
+  std::string out = fmt::format("{}[{}]", dtype_name(dtype), shape_to_string(shape));
+  if (layout == Layout::kNCHWc) out += fmt::format("{{NCHW{}c}}", channel_block);
+  return out;
 }
 
 }  // namespace aotc

@@ -38,9 +38,11 @@ std::optional<int64_t> element_count(const Shape& s);
 /// "2x3x?seq" style spelling used in messages and in the IR text.
 std::string shape_to_string(const Shape& s);
 
-/// Memory layout of a tensor. Only the plain row-major layout exists so far; blocked layouts
-/// (NCHWc, NHWC, fractal) are added by the layout legalization pass.
-enum class Layout : uint8_t { kRowMajor };
+/// Memory layout of a tensor. Values are row-major (NCHW for images) unless the layout
+/// legalization pass (passes/legalize_layout.cpp) blocks them: kNCHWc holds an N x C x H x W
+/// image as N x C/c x H x W x c, `c` (TensorType::channel_block) channels of one pixel
+/// contiguous, so that a vector of channels is one load (C a multiple of c).
+enum class Layout : uint8_t { kRowMajor, kNCHWc };
 
 /// How a tensor is spread across compute tiles (DESIGN.md §5). kWhole means one tile holds it.
 enum class DistributionMode : uint8_t { kWhole, kSegmented, kOverlapped, kDuplicated };
@@ -56,11 +58,12 @@ struct TensorType {
   DType dtype = DType::kFloat32;
   Shape shape;
   Layout layout = Layout::kRowMajor;
+  int channel_block = 0;  ///< c of kNCHWc; 0 for row-major.
   Distribution distribution;
 
   int rank() const { return static_cast<int>(shape.size()); }
   bool operator==(const TensorType&) const = default;
-  /// "f32[1x3x224x224]".
+  /// "f32[1x3x224x224]", "f32[1x32x112x112]{NCHW8c}" when blocked.
   std::string to_string() const;
 };
 

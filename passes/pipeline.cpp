@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "graph/ir_text.h"
+#include "passes/legalize_layout.h"
 #include "passes/passes.h"
 
 namespace aotc {
@@ -32,6 +33,24 @@ const PipelineStep kPipeline[] = {
 };
 // clang-format on
 
+/// The steps that need the target, after all of the above.
+struct TargetStep {
+  std::string_view pass;
+  std::string_view why;
+  Expected<bool> (*run)(Graph&, const PipelineOptions&, PassStatistics&);
+};
+
+Expected<bool> run_legalize_layout(Graph& graph, const PipelineOptions& options, PassStatistics& stats) {
+  if (!options.blocked_layouts) return false;
+  return legalize_layout(graph, *options.target, stats);
+}
+
+// clang-format off
+const TargetStep kTargetPipeline[] = {
+    {"legalize-layout", "last: it places the values of the final kernels, whose fused epilogues decide which operands must share a layout", &run_legalize_layout},
+};
+// clang-format on
+
 bool wants_print(const PipelineOptions& options, std::string_view pass) {
   return std::any_of(options.print_ir_after.begin(), options.print_ir_after.end(),
                      [&](const std::string& p) { return p == "all" || p == pass; });
@@ -42,6 +61,7 @@ bool wants_print(const PipelineOptions& options, std::string_view pass) {
 std::vector<std::string> pipeline_pass_names() {
   std::vector<std::string> names;
   for (const PipelineStep& s : kPipeline) names.emplace_back(s.pass);
+  for (const TargetStep& s : kTargetPipeline) names.emplace_back(s.pass);
   return names;
 }
 
@@ -57,10 +77,9 @@ Status run_pipeline(Graph& graph, const PipelineOptions& options) {
     }
   }
   std::ostream& out = options.ir_out ? *options.ir_out : std::cerr;
-  const int num_steps = static_cast<int>(std::size(kPipeline));
-  for (int i = 0; i < num_steps; ++i) {
-    std::string_view pass = kPipeline[i].pass;
-    auto result = run_named_pass(graph, pass);
+  const int num_steps =
+      static_cast<int>(std::size(kPipeline) + (options.target ? std::size(kTargetPipeline) : 0));
+  auto finish_step = [&](std::string_view pass, int i, Expected<PassResult>& result) -> Status {
     if (!result) {
       return result.status().with_context(
           fmt::format("{}: pass '{}' (step {} of {})", graph.name(), pass, i + 1, num_steps));
@@ -76,6 +95,25 @@ Status run_pipeline(Graph& graph, const PipelineOptions& options) {
                          result->stats.to_string())
           << print_graph(graph) << std::flush;
     }
+    return Status::ok();
+  };
+  int step = 0;
+  for (const PipelineStep& s : kPipeline) {
+    Expected<PassResult> result = run_named_pass(graph, s.pass);
+    AOTC_RETURN_IF_ERROR(finish_step(s.pass, step++, result));
+  }
+  if (!options.target) return Status::ok();
+  for (const TargetStep& s : kTargetPipeline) {
+    PassResult r;
+    Expected<PassResult> result = PassResult{};
+    Expected<bool> changed = s.run(graph, options, r.stats);
+    if (changed) {
+      r.changed = *changed;
+      result = std::move(r);
+    } else {
+      result = changed.status();
+    }
+    AOTC_RETURN_IF_ERROR(finish_step(s.pass, step++, result));
   }
   return Status::ok();
 }

@@ -6,6 +6,7 @@
 
 #include "graph/graph.h"
 #include "graph/status.h"
+#include "targets/target.h"
 
 namespace aotc {
 
@@ -16,9 +17,15 @@ struct PipelineOptions {
   bool verify_each = false;
   /// Where printed IR goes; nullptr means std::cerr.
   std::ostream* ir_out = nullptr;
+  /// The target the graph is compiled for: the target-aware steps (layout legalization) run
+  /// after the target-independent ones only when it is set.
+  const TargetFacts* target = nullptr;
+  /// Let the layout pass block images in the target's NCHWc layout (--plain-layout clears it).
+  bool blocked_layouts = true;
 };
 
-/// Runs the target-independent pipeline (canonicalize, fold, remove dead code, ...).
+/// Runs the target-independent pipeline (canonicalize, fold, remove dead code, ...), then, with
+/// options.target, the target-aware steps.
 Status run_pipeline(Graph& graph, const PipelineOptions& options);
 
 /// Names of the passes of run_pipeline, in order (for --print-ir-after validation and docs).

@@ -97,6 +97,8 @@ void add_compile_command(CLI::App& app) {
                   "Print the IR to stderr after the named pass, or after all (repeatable)")
       ->allow_extra_args(false);
   cmd->add_flag("--verify-each", o.pipeline.verify_each, "Verify the graph after every pass");
+  cmd->add_flag("--plain-layout{false}", o.pipeline.blocked_layouts,
+                "Keep every image row-major (NCHW): no NCHWc regions on the targets that have them");
   cmd->add_option(
          "--arena-limit", args->arena_limit,
          "Fail unless the arena fits in BYTES (e.g. 262144, 256K, 4M); the error names the "

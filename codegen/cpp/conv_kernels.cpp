@@ -288,6 +288,16 @@ bool simd_depthwise(const Node& node, const TargetFacts* facts) {
   return group > 1 && wd[0] == group && wd[1] == 1;
 }
 
+bool nchwc(const Value* v) { return v && v->type().layout == Layout::kNCHWc; }
+
+/// Whether the kernel of a Conv reads or writes an NCHWc image (the layout pass decided; its
+/// group-1 forms all compute with output pixels as the GEMM's rows). `kernel_node` is the node
+/// of the outer graph: the Conv, or the Fused node it anchors.
+bool touches_nchwc(const Node& kernel_node) {
+  if (nchwc(kernel_node.output(0))) return true;
+  return std::any_of(kernel_node.inputs().begin(), kernel_node.inputs().end(), nchwc);
+}
+
 /// Columns of a shifted convolution's output grid: the output row, widened by the widest
 /// column shift of a tap in its stride phase.
 int64_t shifted_grid_w(const WindowGeometry& g) {
@@ -408,27 +418,64 @@ bool conv_pixel_rows(const Node& node, const TargetFacts& facts) {
   return transposed < usual;
 }
 
-std::optional<PanelPacking> conv_weight_layout(const Node& node, int input, const Value&,
+std::optional<PanelPacking> conv_weight_layout(const Node& node, int input, const Value& weights,
                                                const TargetFacts& facts) {
   if (input != 1 || !simd_conv(node, &facts)) return std::nullopt;
+  // packed_weight passes a constant read by one kernel only: that kernel's node.
+  const bool blocked = weights.uses().size() == 1 && touches_nchwc(*weights.uses()[0].user);
   const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
   const int64_t group = node.attrs().get_int("group", 1);
   // Row panels of W (A = W) in the usual order; transposed, W^T is B and its column panels
   // are panels of NR output channels, each (channel, tap) column of W after the other.
   const SimdTile tile = simd_tile(facts);
   return PanelPacking{group, wd[0] / group, wd[1] * wd[2] * wd[3],
-                      conv_pixel_rows(node, facts) ? tile.nr : tile.mr, /*across_y=*/false};
+                      blocked || conv_pixel_rows(node, facts) ? tile.nr : tile.mr, /*across_y=*/false};
+}
+
+/// Declares `store`, the Store policy of a GEMM with output pixels as rows and channels as
+/// columns writing `y`, image n of an NCHWc result: aotc_simd::BlockedStore, or with a bias or an
+/// epilogue, a BlockedEpilogueStore, whose epilogue writes each channel block of a tile as one
+/// run of consecutive floats. The epilogue's operands have the result's shape and layout (the
+/// layout pass keeps it so), so each is read at the element's own flat index.
+Status emit_blocked_gemm_store(CppKernel& k, const ConvParams& p) {
+  CodeWriter& w = k.w;
+  if (!k.epilogue && !p.has_bias) {
+    w.line("aotc_simd::BlockedStore<kOutPlane> store{{y}};");
+    return Status::ok();
+  }
+  if (k.epilogue && !k.epilogue->operands_have_result_shape())
+    return internal_error("{}: an NCHWc result with a broadcast epilogue operand", k.node.describe());
+  w.open("auto store = aotc_simd::blocked_epilogue_store([&](const float* tile, int64_t tile_ld, int64_t i0, "
+         "int64_t j0, int rows, int cols)");
+  w.line("constexpr int64_t kB = aotc_simd::kChannelBlock;");
+  w.open("for (int b = 0; b < cols / kB; ++b)");
+  w.line("const int64_t at = (j0 / kB + b) * kOutPlane * kB + i0 * kB;  // in image n");
+  w.line("const float* t = tile + b * tile_ld;");
+  w.line("AOTC_IVDEP");
+  w.open("for (int c = 0; c < rows * kB; ++c)");
+  w.line("const int64_t j = at + c;");
+  if (k.epilogue) {
+    AOTC_RETURN_IF_ERROR(k.epilogue->emit_store(w, "t[c]", {{0, 4, "n * kOutC * kOutPlane + j"}}, "y", "j"));
+  } else {
+    w.line("y[j] = t[c];");
+  }
+  w.close();
+  w.close();
+  w.close(fmt::format(", {});", p.has_bias ? k.in[2] : "nullptr"));
+  return Status::ok();
 }
 
 /// Opens the parallel section of a GEMM convolution over one image and group: the part's panel
 /// and row-tile ranges, its running sums and `store`, the Store policy writing Y (`y`, rows
-/// `ld` apart) through the bias and the fused epilogue.
+/// `ld` apart; image n of an NCHWc result with `blocked`) through the bias and the fused
+/// epilogue.
 Status emit_gemm_part_begin(CppKernel& k, const ConvParams& p, const GemmSplit& split,
                             const GemmBlocking& blocking, const std::string& partial_base,
-                            const std::string& ld) {
+                            const std::string& ld, bool blocked = false) {
   emit_parallel_begin(k, split);
   emit_part_ranges(k, split);
   emit_partial_pointer(k, blocking, partial_base);
+  if (blocked) return emit_blocked_gemm_store(k, p);
   const std::vector<AxisRange> coords = {{0, 1, "n"}, {1, 2, "g * kGroupOutC + i"}, {2, 4, "j"}};
   return emit_store_policy(k, "y", ld, coords, "i * " + ld + " + j",
                            p.has_bias ? fmt::format("{}[g * kGroupOutC + i]", k.in[2]) : "");
@@ -445,6 +492,9 @@ Status emit_gemm_part_begin(CppKernel& k, const ConvParams& p, const GemmSplit& 
 /// output channels, and the TransposedStore writes each tile's columns as rows of Y.
 Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const Node& node = k.node;
+  const bool out_blocked = nchwc(k.result(0));
+  if (out_blocked && (!pixel_rows || p.group != 1))
+    return internal_error("{}: an NCHWc result needs the group-1 GEMM with pixels as rows", node.describe());
   const TargetFacts& facts = *k.ctx.facts;
   const SimdTile tile = simd_tile(facts);
   const WindowGeometry& g = p.g;
@@ -540,15 +590,17 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
     emit_split_copy(k, split.parts, "kRowTiles",
                     "aotc_simd::pack_pixel_rows<Shifted>(src, packed_a, begin, end);");
   }
-  AOTC_RETURN_IF_ERROR(emit_gemm_part_begin(k, p, split, blocking, partial_base, "kOutPlane"));
+  AOTC_RETURN_IF_ERROR(emit_gemm_part_begin(k, p, split, blocking, partial_base, "kOutPlane", out_blocked));
   if (pixel_rows) {
-    w.line("aotc_simd::TransposedStore<decltype(store)> transposed{{store}};");
+    // Into an NCHWc result a tile row's vectors are whole channel blocks: no transposition.
+    const char* out_store = out_blocked ? "store" : "transposed";
+    if (!out_blocked) w.line("aotc_simd::TransposedStore<decltype(store)> transposed{{store}};");
     if (pack_pixels) {
       w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<true, kK>, kGroup, kKc, kRowBlock>(");
-      w.line("    packed_a, wg, transposed, partial, panel_begin, panel_end, row_begin, row_end);");
+      w.line("    packed_a, wg, {}, partial, panel_begin, panel_end, row_begin, row_end);", out_store);
     } else {
       w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::PixelRows<Shifted>, kGroup, kKc, kRowBlock>(");
-      w.line("    src, wg, transposed, partial, panel_begin, panel_end, row_begin, row_end);");
+      w.line("    src, wg, {}, partial, panel_begin, panel_end, row_begin, row_end);", out_store);
     }
   } else {
     w.line("aotc_simd::GridStore<decltype(store), Shifted::kGridW, kOutW> grid{{store}};");
@@ -720,6 +772,127 @@ Status emit_depthwise_simd(CppKernel& k, const ConvParams& p) {
   return Status::ok();
 }
 
+/// A 1x1 convolution (unit strides, no padding) reading an NCHWc image in place: a GEMM with
+/// the output pixels as rows (A = aotc_simd::BlockedPixels: a row tile's 8 channels of a block
+/// are consecutive) and W^T, packed into panels of output channels at compile time, as B. The
+/// result is written NCHWc (BlockedStore) or row-major (TransposedStore) as the layout pass
+/// chose.
+Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
+  const Node& node = k.node;
+  const TargetFacts& facts = *k.ctx.facts;
+  const SimdTile tile = simd_tile(facts);
+  const bool out_blocked = nchwc(k.result(0));
+  if (!packed_weight(node, 1, k.operand(1), facts))
+    return internal_error("{}: NCHWc input without its weights packed at compile time", node.describe());
+  if (p.group != 1 || p.g.output[0] * p.g.output[1] != p.g.input[0] * p.g.input[1])
+    return internal_error("{}: an NCHWc input needs a group-1 1x1 convolution with unit strides",
+                          node.describe());
+  const int64_t m = p.g.output[0] * p.g.output[1], n = p.out_c, kk = p.in_c;
+  const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch, /*b_prepacked=*/true);
+  const GemmBlocking first = gemm_blocking(facts, m, kk, 1, m * kk * 4);
+  const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
+                                 (n + tile.nr - 1) / tile.nr);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4);
+
+  CodeWriter& w = k.w;
+  w.line("// {}x{} register tiles of the {} GEMM with output pixels as rows, reading the NCHW{}c", tile.mr,
+         tile.nr, facts.simd, k.operand(0)->type().channel_block);
+  w.line("// input in place; W packed into panels at compile time; Y {}.",
+         out_blocked ? "NCHWc" : "row-major (tiles transposed)");
+  emit_simd_asserts(w, tile);
+  w.line("constexpr int64_t kM = kOutPlane, kN = kOutC, kK = kInC;");
+  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
+  w.line("constexpr int64_t kGroup = {};  // B panels per group", group);
+  const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
+  w.open("for (int64_t n = 0; n < kBatch; ++n)");
+  w.line("constexpr int64_t g = 0;  // one group");
+  w.line("const float* x = {} + n * kInC * kInPlane;", k.in[0]);
+  w.line("const float* wg = {};", k.in[1]);
+  w.line("{}* y = {} + n * kOutC * kOutPlane;", p.out_ct, k.out[0]);
+  AOTC_RETURN_IF_ERROR(emit_gemm_part_begin(k, p, split, blocking, partial_base, "kOutPlane", out_blocked));
+  if (!out_blocked) w.line("aotc_simd::TransposedStore<decltype(store)> transposed{{store}};");
+  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::BlockedPixels<kInPlane>, kGroup, kKc, kRowBlock>(");
+  w.line("    x, wg, {}, partial, panel_begin, panel_end, row_begin, row_end);",
+         out_blocked ? "store" : "transposed");
+  emit_parallel_end(k, split);
+  w.close();
+  return Status::ok();
+}
+
+/// Depthwise convolution over NCHWc images (aotc_simd::depthwise_blocked): each block of 8
+/// channels in turn, its taps' weights gathered into 8-float vectors, every output pixel one
+/// 8-lane sum over the taps. Threads take channel blocks.
+Status emit_depthwise_blocked(CppKernel& k, const ConvParams& p) {
+  const Node& node = k.node;
+  if (!nchwc(k.operand(0)) || !nchwc(k.result(0)))
+    return internal_error("{}: an NCHWc depthwise convolution reads and writes NCHWc", node.describe());
+  if (k.epilogue && !k.epilogue->operands_have_result_shape())
+    return internal_error("{}: an NCHWc result with a broadcast epilogue operand", node.describe());
+  const WindowGeometry& g = p.g;
+  const int64_t blocks = p.out_c / 8;
+  const int64_t row_floats = g.output[1] * 8;
+  const int64_t store_rows = std::clamp<int64_t>(512 / row_floats, 1, g.output[0]);
+  const bool direct = !k.epilogue;
+  constexpr int64_t kMinWorkPerThread = 64 * 1024;  // multiply-adds, as the GEMMs
+  const int64_t work = p.batch * p.out_c * g.output[0] * g.output[1] * g.kernel[0] * g.kernel[1];
+  GemmSplit split;
+  split.parts = static_cast<int>(
+      std::clamp<int64_t>(work / kMinWorkPerThread, 1, std::min<int64_t>(k.ctx.threads, blocks)));
+
+  CodeWriter& w = k.w;
+  w.line("// Depthwise kernel over NCHW8c images: per block of 8 channels, every output pixel one");
+  w.line("// 8-lane multiply-add per tap, reading the input in place{}.",
+         direct ? ", stored straight into Y" : fmt::format("; {} rows at a time through the epilogue", store_rows));
+  w.line("using Geometry = aotc_simd::DepthwiseBlocked<kInH, kInW, kKH, kKW, kStrideH, kStrideW, kDilationH,");
+  w.line("                                             kDilationW, kPadH, kPadW, kOutH, kOutW>;");
+  w.line("constexpr int64_t kB = aotc_simd::kChannelBlock, kBlocks = kOutC / kB;");
+  w.line("static_assert(kB == 8 && kOutC % kB == 0, \"NCHW8c images\");");
+  std::string scratch_base;
+  if (!direct) {
+    w.line("constexpr int64_t kScratchFloats = {};  // per part", store_rows * row_floats);
+    w.line("static_assert(Geometry::kScratchFloats == kScratchFloats, \"scratch reserved for another geometry\");");
+    scratch_base = k.scratch(split.parts * store_rows * row_floats * 4);
+  }
+  emit_parallel_begin(k, split);
+  w.line("int64_t b_begin = 0, b_end = kBlocks;");
+  if (split.parts > 1) w.line("aotc_simd::partition(kBlocks, kParts, part, &b_begin, &b_end);");
+  if (direct)
+    w.line("float* rows = nullptr;  // no epilogue: the rows go straight into Y");
+  else
+    w.line("float* AOTC_RESTRICT rows = reinterpret_cast<float*>({}) + part * kScratchFloats;", scratch_base);
+  w.line("alignas(32) float taps[kTaps * kB];  // the block's weights, a vector per tap");
+  w.line("alignas(32) float bias[kB];");
+  w.open("for (int64_t n = 0; n < kBatch; ++n)");
+  w.line("const float* x = {} + n * kInC * kInPlane;", k.in[0]);
+  w.line("{}* y = {} + n * kOutC * kOutPlane;", p.out_ct, k.out[0]);
+  if (direct) {
+    w.line("aotc_simd::NoStore store;");
+  } else {
+    w.open("auto store = aotc_simd::epilogue_store([&](const float* t, int64_t, int64_t, int64_t j0, int, "
+           "int cols)");
+    w.line("AOTC_IVDEP");
+    w.open("for (int c = 0; c < cols; ++c)");
+    w.line("const int64_t j = j0 + c;");
+    AOTC_RETURN_IF_ERROR(k.epilogue->emit_store(w, "t[c]", {{0, 4, "n * kOutC * kOutPlane + j"}}, "y", "j"));
+    w.close();
+    w.close(");");
+  }
+  w.open("for (int64_t b = b_begin; b < b_end; ++b)");
+  w.line("for (int64_t t = 0; t < kTaps; ++t)");
+  w.line("  for (int64_t c = 0; c < kB; ++c) taps[t * kB + c] = {}[(b * kB + c) * kTaps + t];", k.in[1]);
+  if (p.has_bias)
+    w.line("for (int64_t c = 0; c < kB; ++c) bias[c] = {}[b * kB + c];", k.in[2]);
+  else
+    w.line("for (int64_t c = 0; c < kB; ++c) bias[c] = 0.0f;");
+  w.line("aotc_simd::depthwise_blocked<Geometry, {}>(x + b * kInPlane * kB, taps, bias, y + b * kOutPlane * kB,",
+         direct ? "true" : "false");
+  w.line("                                          rows, store, b * kOutPlane * kB);");
+  w.close();
+  w.close();
+  emit_parallel_end(k, split);
+  return Status::ok();
+}
+
 Status emit_conv(CppKernel& k) {
   const Node& node = k.node;
   const TensorType& x = node.input(0)->type();
@@ -761,6 +934,14 @@ Status emit_conv(CppKernel& k) {
                                         : "direct, one output row at a time");
   emit_constants(k, p, axes);
   if (k.epilogue) k.epilogue->emit_prologue(k.w);
+  // The layouts the layout pass chose (passes/legalize_layout.h) pick the NCHWc forms.
+  if (nchwc(k.operand(0)) || nchwc(k.result(0))) {
+    if (!k.ctx.facts || k.ctx.facts->simd.empty() || p.dtype != DType::kFloat32)
+      return internal_error("{}: NCHWc images on a target without NCHWc kernels", node.describe());
+    if (p.group > 1) return emit_depthwise_blocked(k, p);
+    if (nchwc(k.operand(0))) return emit_conv_blocked_input(k, p);
+    return emit_conv_shifted(k, p, /*pixel_rows=*/true);
+  }
   if (simd_conv(node, k.ctx.facts)) {
     // The transposed order needs W^T packed into channel panels (conv_weight_layout).
     if (packed_weight(node, 1, k.operand(1), *k.ctx.facts) && conv_pixel_rows(node, *k.ctx.facts))

@@ -54,12 +54,19 @@ struct CppKernel {
   /// which of its operands are constants, and in which layout the weights hold them). Empty
   /// means node.inputs().
   std::vector<const Value*> operands;
+  /// The values behind `out` in that graph: node.outputs() for a plain node (empty), the Fused
+  /// node's result for its anchor (its layout is the one the kernel writes).
+  std::vector<const Value*> results;
   /// Set by parallel(): the kernel takes `aotc_thread_pool* pool` and splits its work.
   bool uses_pool = false;
 
   /// The graph value behind input i (see `operands`).
   const Value* operand(int i) const {
     return operands.empty() ? node.input(i) : operands[static_cast<size_t>(i)];
+  }
+  /// The graph value behind output i (see `results`).
+  const Value* result(int i) const {
+    return results.empty() ? node.output(i) : results[static_cast<size_t>(i)];
   }
   /// Asks for the thread pool and returns the C expression naming it; only when ctx.threads > 1.
   std::string parallel() {

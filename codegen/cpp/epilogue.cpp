@@ -2,6 +2,7 @@
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "codegen/cpp/cpp_kernel.h"
@@ -126,6 +127,11 @@ std::string Epilogue::operand_index(const Operand& op, const std::vector<AxisRan
   std::string out;
   for (const std::string& t : terms) out += (out.empty() ? "" : " + ") + t;
   return out;
+}
+
+bool Epilogue::operands_have_result_shape() const {
+  return std::all_of(operands_.begin(), operands_.end(),
+                     [&](const Operand& op) { return op.hoisted || op.dims == out_dims_; });
 }
 
 Status Epilogue::emit_store(CodeWriter& w, const std::string& value,

@@ -48,6 +48,9 @@ class Epilogue {
   /// `value`, the anchor's result element as an expression of compute_type(anchor dtype).
   Status emit_store(CodeWriter& w, const std::string& value, const std::vector<AxisRange>& coords,
                     const std::string& out_ptr, const std::string& out_index) const;
+  /// Whether every operand read per element has the result's shape (none is broadcast): then
+  /// each is read at the result element's own index, whatever the layout both share (NCHWc).
+  bool operands_have_result_shape() const;
 
  private:
   struct Operand {

@@ -74,6 +74,7 @@ Status emit_fused(CppKernel& k) {
       if (params[i] == v) outer = k.operand(static_cast<int>(i));
     anchor.operands.push_back(outer);
   }
+  anchor.results = {k.result(0)};
   // The anchor's scratch follows whatever the Fused kernel asked for before it.
   anchor.scratch_bytes = k.scratch_bytes;
   AOTC_RETURN_IF_ERROR(anchor_emitter(anchor));

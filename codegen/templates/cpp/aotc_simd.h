@@ -71,6 +71,7 @@ struct V256 {
     _mm256_maskstore_ps(p, mask(n), v);
   }
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static AOTC_SIMD_INLINE reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
   static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm256_or_ps(a, b); }
   /// The 16 floats a, b as their even lanes (a0, a2, .. b6) into `even` and odd lanes into
   /// `odd` (a stride-2 row split into its two phases): in-lane shuffles, then the 64-bit
@@ -134,6 +135,7 @@ struct V512 {
     _mm512_mask_storeu_ps(p, mask(n), v);
   }
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static AOTC_SIMD_INLINE reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
   static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm512_or_ps(a, b); }
   /// No in-register transposition of 16-lane rows (TransposedStore goes through memory; the
   /// 8 x 8 one is V256's).

@@ -315,6 +315,100 @@ inline void pack_pixel_rows(const float* src, float* dst, int64_t row_begin, int
   }
 }
 
+/// Channels of a pixel that the NCHWc layout keeps together (TargetFacts::nchwc_block): one
+/// 8-lane vector. An image of C channels is C / kBlock planes of H x W x kBlock floats.
+constexpr int64_t kChannelBlock = 8;
+static_assert(kLanes % kChannelBlock == 0, "a vector holds whole channel blocks");
+
+/// A whose rows are the pixels of an NCHWc image and whose columns are its channels, read in
+/// place (a 1x1 convolution with unit strides): A(q, c) = x[c / 8][q][c % 8], the channel block
+/// planes kPlane pixels apart. A row tile's 8 channels of a block are MR x 8 consecutive floats.
+template <int64_t kPlane>
+struct BlockedPixels {
+  static constexpr bool kRowPointers = false;
+  struct Rows {
+    const float* a;  // pixel 0 of the tile, channel 0
+    int64_t k0;
+    AOTC_SIMD_INLINE float at(int i, int64_t p) const {
+      const int64_t c = k0 + p;
+      return a[c / kChannelBlock * kPlane * kChannelBlock + i * kChannelBlock + c % kChannelBlock];
+    }
+  };
+  template <int MR, int64_t K>
+  static AOTC_SIMD_INLINE Rows rows(const float* a, int64_t r, int64_t k0) {
+    return Rows{a + r * kTileRows * kChannelBlock, k0};
+  }
+};
+
+/// Store policy for a product computed with pixels as rows and channels as columns into an
+/// NCHWc image of kPlane pixels: tile element (i, j) goes to y[j / 8][i][j % 8], so each
+/// vector of a tile row is one (or, 16 lanes wide, two) whole channel blocks of a pixel. The
+/// columns of a tile are whole blocks (the channel count is a multiple of 8).
+template <int64_t kPlane>
+struct BlockedStore {
+  float* y;
+  template <int MR, int kCols>
+  AOTC_SIMD_INLINE void tile(const V::reg (&acc)[MR][vectors(kCols)], int64_t i0, int64_t j0) {
+    static_assert(kCols % kChannelBlock == 0, "tiles of whole channel blocks");
+    constexpr int64_t kBlockStride = kPlane * kChannelBlock;
+    float* at = y + j0 / kChannelBlock * kBlockStride + i0 * kChannelBlock;
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      // No unroll pragma (as store_tile): a one-vector tile leaves no loop to annotate.
+      for (int v = 0; v < vectors(kCols); ++v) {
+        float* block = at + i * kChannelBlock + v * (kLanes / kChannelBlock) * kBlockStride;
+#if defined(__AVX512F__)
+        _mm256_storeu_ps(block, _mm512_castps512_ps256(acc[i][v]));
+        if (v * kLanes + kChannelBlock < kCols)
+          _mm256_storeu_ps(block + kBlockStride, _mm512_extractf32x8_ps(acc[i][v], 1));
+#else
+        V::store(block, acc[i][v]);
+#endif
+      }
+    }
+  }
+};
+
+/// BlockedStore through a fused epilogue: the tile, plus the bias of its columns (`bias`, one
+/// per channel; nullptr for none), is laid out as Y holds it, channel block after block
+/// (MR pixels x 8 floats each, kTileRows x 8 floats apart), and `f(t, ld, i0, j0, rows, cols)`
+/// stores block b's rows x 8 values, from t + b ld on, to Y's consecutive elements from
+/// block j0 / 8 + b, pixel i0 on. A run of contiguous floats per block, which the compiler
+/// vectorises; the element-by-element loop over a tile row's 8-float pieces stayed scalar.
+template <typename F>
+struct BlockedEpilogueStore {
+  F f;
+  const float* bias;
+  template <int MR, int kCols>
+  AOTC_SIMD_INLINE void tile(const V::reg (&acc)[MR][vectors(kCols)], int64_t i0, int64_t j0) {
+    static_assert(kCols % kChannelBlock == 0, "tiles of whole channel blocks");
+    constexpr int64_t ld = kTileRows * kChannelBlock;
+    alignas(64) float t[kCols / kChannelBlock * ld];
+    for (int v = 0; v < vectors(kCols); ++v) {
+      const V::reg b = bias ? (v * kLanes + kLanes <= kCols ? V::load(bias + j0 + v * kLanes)
+                                                            : V::load_n(bias + j0 + v * kLanes, kCols - v * kLanes))
+                            : V::zero();
+      float* block = t + v * (kLanes / kChannelBlock) * ld;
+#pragma GCC unroll 16
+      for (int i = 0; i < MR; ++i) {
+        const V::reg x = V::add(acc[i][v], b);
+#if defined(__AVX512F__)
+        _mm256_store_ps(block + i * kChannelBlock, _mm512_castps512_ps256(x));
+        if (v * kLanes + kChannelBlock < kCols)
+          _mm256_store_ps(block + ld + i * kChannelBlock, _mm512_extractf32x8_ps(x, 1));
+#else
+        _mm256_store_ps(block + i * kChannelBlock, x);
+#endif
+      }
+    }
+    apply_epilogue(f, static_cast<const float*>(t), ld, i0, j0, MR, kCols);
+  }
+};
+template <typename F>
+BlockedEpilogueStore<F> blocked_epilogue_store(F f, const float* bias) {
+  return BlockedEpilogueStore<F>{f, bias};
+}
+
 /// Store policy for a product computed transposed, Y^T = B^T A^T (a convolution with output
 /// pixels as rows and output channels as columns, PixelRows): tile (i0, j0) of Y^T goes to rows
 /// j0 .. of the inner policy (channels), columns i0 .. (pixels, consecutive in Y).

@@ -6,6 +6,7 @@
 #define AOTC_SIMD_DEPTHWISE_H
 
 #include "aotc_simd.h"
+#include "aotc_simd_conv.h"
 
 namespace aotc_simd {
 
@@ -172,6 +173,94 @@ inline void depthwise_plane(const float* x, const float* w, float* scratch, Stor
         depthwise_vectors<G, 1, kTail>(planes, w, oh, kFullBlocks * kBlock * kLanes, row);
     }
     store.row(out, i, oh0 * G::kOW, static_cast<int>((oh1 - oh0) * G::kOW));
+  }
+}
+
+/// Depthwise 2-D convolution over NCHW8c images (aotc_simd_conv.h's kChannelBlock): a block of
+/// 8 channels is an IH x IW plane of pixels of 8 floats, so every tap of an output pixel is one
+/// 8-lane multiply-add with the tap's 8 weights, whatever the stride or the plane's width, and
+/// no input is copied: the padding is skipped by testing the rows a tap reads, and the columns
+/// only at the edges of each output row.
+template <int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t DH,
+          int64_t DW, int64_t PH, int64_t PW, int64_t OH, int64_t OW>
+struct DepthwiseBlocked {
+  static constexpr int64_t kIH = IH, kIW = IW, kKH = KH, kKW = KW, kSH = SH, kSW = SW;
+  static constexpr int64_t kDH = DH, kDW = DW, kPH = PH, kPW = PW, kOH = OH, kOW = OW;
+  static constexpr int64_t kRowFloats = OW * kChannelBlock;  // one output row of a block
+  /// Output columns [kColLo, kColHi) whose taps all lie inside the input row.
+  static constexpr int64_t kColLo = std::min<int64_t>(OW, (PW + SW - 1) / SW);
+  static constexpr int64_t kColHi = std::clamp<int64_t>(
+      IW - 1 + PW - (KW - 1) * DW >= 0 ? (IW - 1 + PW - (KW - 1) * DW) / SW + 1 : 0, kColLo, OW);
+  /// Output rows summed before one call of an epilogue: a run of at least 512 floats (the 7 x 7
+  /// layers' rows are 56).
+  static constexpr int64_t kStoreRows = std::clamp<int64_t>(512 / kRowFloats, 1, OH);
+  /// Scratch floats per thread with an epilogue: the rows summed before it runs.
+  static constexpr int64_t kScratchFloats = kStoreRows * kRowFloats;
+};
+
+/// Output pixels ow0 .. ow0 + NP - 1 of row oh of one channel block (x: its input plane, w: its
+/// taps' 8 weights each, bias: 8 floats) stored at out, 8 floats each. kChecked: some tap of
+/// these pixels reads a padding column, skipped.
+template <typename G, int NP, bool kChecked>
+AOTC_SIMD_INLINE void depthwise_blocked_pixels(const float* x, const float* w, V256::reg bias,
+                                               int64_t oh, int64_t ow0, float* out) {
+  constexpr int64_t C = kChannelBlock;
+  V256::reg acc[NP];
+#pragma GCC unroll 8
+  for (int t = 0; t < NP; ++t) acc[t] = bias;
+#pragma GCC unroll 7
+  for (int64_t kh = 0; kh < G::kKH; ++kh) {
+    const int64_t ih = oh * G::kSH - G::kPH + kh * G::kDH;
+    if (ih < 0 || ih >= G::kIH) continue;
+    const float* row = x + ih * G::kIW * C;
+#pragma GCC unroll 7
+    for (int64_t kw = 0; kw < G::kKW; ++kw) {
+      const V256::reg wv = V256::load(w + (kh * G::kKW + kw) * C);
+#pragma GCC unroll 8
+      for (int t = 0; t < NP; ++t) {
+        const int64_t iw = (ow0 + t) * G::kSW - G::kPW + kw * G::kDW;
+        if (kChecked && (iw < 0 || iw >= G::kIW)) continue;
+        acc[t] = V256::fma(V256::load(row + iw * C), wv, acc[t]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int t = 0; t < NP; ++t) V256::store(out + t * C, acc[t]);
+}
+
+/// For depthwise_blocked without an epilogue: the rows go straight into Y.
+struct NoStore {};
+
+/// One channel block of a depthwise convolution over NCHW8c images: x its input plane, w its
+/// KH x KW taps' 8 weights each, bias its 8 biases. kDirect: the rows go straight into y (the
+/// block's output plane); otherwise kStoreRows rows at a time into `scratch`, then through the
+/// store policy as one run of Y starting at flat index y_at.
+template <typename G, bool kDirect, typename Store>
+inline void depthwise_blocked(const float* x, const float* w, const float* bias, float* y,
+                              float* scratch, Store& store, int64_t y_at) {
+  // Pixels per step inside the row: 8 accumulators hide the multiply-add latency; with 16 ymm
+  // registers (AVX2) 4, so that the accumulators and a tap's weights stay in registers.
+#if defined(__AVX512F__)
+  constexpr int kPixels = 8;
+#else
+  constexpr int kPixels = 4;
+#endif
+  constexpr int64_t C = kChannelBlock;
+  const V256::reg b = V256::load(bias);
+  for (int64_t oh0 = 0; oh0 < G::kOH; oh0 += G::kStoreRows) {
+    const int64_t oh1 = std::min(G::kOH, oh0 + G::kStoreRows);
+    float* rows = kDirect ? y + oh0 * G::kRowFloats : scratch;
+    for (int64_t oh = oh0; oh < oh1; ++oh) {
+      float* out = rows + (oh - oh0) * G::kRowFloats;
+      int64_t ow = 0;
+      for (; ow < G::kColLo; ++ow) depthwise_blocked_pixels<G, 1, true>(x, w, b, oh, ow, out + ow * C);
+      for (; ow + kPixels <= G::kColHi; ow += kPixels)
+        depthwise_blocked_pixels<G, kPixels, false>(x, w, b, oh, ow, out + ow * C);
+      for (; ow < G::kColHi; ++ow) depthwise_blocked_pixels<G, 1, false>(x, w, b, oh, ow, out + ow * C);
+      for (; ow < G::kOW; ++ow) depthwise_blocked_pixels<G, 1, true>(x, w, b, oh, ow, out + ow * C);
+    }
+    if constexpr (!kDirect)
+      store.row(scratch, 0, y_at + oh0 * G::kRowFloats, static_cast<int>((oh1 - oh0) * G::kRowFloats));
   }
 }
 

@@ -1,0 +1,198 @@
+// legalize-layout: which images of the graph are kept in NCHWc (passes/legalize_layout.h).
+//
+// The choice is the largest set of values that is consistent: start from every convolution
+// result that could be written blocked, and drop, until nothing changes, each value that has a
+// reader unable to read it blocked or a producer unable to write it blocked given its own
+// operands (a depthwise kernel needs its image blocked; a fused residual operand must share the
+// result's layout, since the epilogue reads it at the result's index). Then only the regions
+// with a depthwise convolution stay: elsewhere (ResNet's chains of 1x1s and 3x3s) the row-major
+// kernels are as fast, and a region gains only where a depthwise kernel gets whole vectors of
+// channels.
+#include "passes/legalize_layout.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "graph/ops/fused.h"
+
+namespace aotc {
+namespace {
+
+/// A kernel the layout concerns: a Conv, alone or as the anchor of a Fused node.
+struct ConvKernel {
+  Node* node = nullptr;            ///< The node of the outer graph.
+  const Node* anchor = nullptr;    ///< The Conv (node itself, or the Fused body's anchor).
+  int x_operand = -1;              ///< The node's operand that is the Conv's X.
+  std::vector<int> full_operands;  ///< Epilogue operands with the result's shape (residuals).
+  NchwcConv forms;
+};
+
+/// The Conv kernel `node` is, or nullopt (another op, or a Fused epilogue the blocked kernels
+/// cannot index: an operand broadcast along some axis, or a result of another element type).
+std::optional<ConvKernel> conv_kernel(Node& node, int block) {
+  ConvKernel k;
+  k.node = &node;
+  const Value* w = nullptr;  // the weights as a value of the outer graph
+  if (node.op() == "Conv") {
+    k.anchor = &node;
+    k.x_operand = 0;
+    w = node.input(1);
+  } else if (node.op() == kFusedOp) {
+    Expected<FusedBody> body = fused_body(node);
+    if (!body.has_value() || !body->anchor || body->anchor->op() != "Conv") return std::nullopt;
+    k.anchor = body->anchor;
+    const auto& params = body->graph->inputs();
+    const Value* result = body->graph->outputs()[0];
+    if (result->dtype() != DType::kFloat32) return std::nullopt;
+    std::set<const Value*> read_by_epilogue;
+    for (const Node* n : body->elementwise)
+      for (const Value* v : n->inputs()) read_by_epilogue.insert(v);
+    for (int i = 0; i < static_cast<int>(params.size()); ++i) {
+      if (params[i] == k.anchor->input(0)) k.x_operand = i;
+      if (params[i] == k.anchor->input(1)) w = node.input(i);
+      if (!read_by_epilogue.count(params[i])) continue;
+      const std::optional<int64_t> elements = element_count(params[i]->shape());
+      if (elements && *elements == 1) continue;  // a scalar, read once
+      if (params[i]->shape() != result->shape()) return std::nullopt;
+      k.full_operands.push_back(i);
+    }
+    if (k.x_operand < 0) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  k.forms = nchwc_conv_forms(*k.anchor, block);
+  // The GEMM with pixels as rows reads its weights packed at compile time: a constant only it
+  // reads (codegen's packed_weight).
+  const bool packable = w && w->is_constant() && w->uses().size() == 1;
+  if (!k.forms.depthwise && !packable) k.forms = NchwcConv{};
+  return k;
+}
+
+bool is_graph_output(const Graph& g, const Value* v) {
+  return std::find(g.outputs().begin(), g.outputs().end(), v) != g.outputs().end();
+}
+
+}  // namespace
+
+NchwcConv nchwc_conv_forms(const Node& conv, int block) {
+  NchwcConv forms;
+  if (block <= 0 || conv.op() != "Conv") return forms;
+  const Value* x = conv.input(0);
+  const Value* w = conv.input(1);
+  const Value* y = conv.output(0);
+  for (const Value* v : {x, w, y, static_cast<const Value*>(conv.input(2))})
+    if (v && (v->dtype() != DType::kFloat32 || !is_static(v->shape()))) return forms;
+  if (x->rank() != 4 || w->rank() != 4) return forms;
+  const std::vector<int64_t> xd = static_dims(x->shape()), wd = static_dims(w->shape());
+  const int64_t group = conv.attrs().get_int("group", 1);
+  const int64_t in_c = xd[1], out_c = wd[0];
+  if (out_c % block != 0) return forms;
+  if (group > 1) {
+    // Depthwise: one input and one output channel per group.
+    forms.depthwise = group == in_c && group == out_c && wd[1] == 1 && in_c % block == 0;
+    forms.reads_blocked = forms.writes_blocked = forms.depthwise;
+    return forms;
+  }
+  // The GEMM with pixels as rows: enough channels and taps to fill its register tiles.
+  if (out_c < 4 || wd[1] * wd[2] * wd[3] < 4) return forms;
+  forms.writes_blocked = true;
+  auto all_equal = [&](const char* attr, int64_t value) {
+    if (!conv.attrs().has(attr)) return true;
+    const std::vector<int64_t> v = conv.attrs().get_ints(attr);
+    return std::all_of(v.begin(), v.end(), [&](int64_t e) { return e == value; });
+  };
+  const std::string auto_pad = conv.attrs().get_string("auto_pad", "NOTSET");
+  forms.reads_blocked = wd[2] == 1 && wd[3] == 1 && in_c % block == 0 && all_equal("strides", 1) &&
+                        all_equal("pads", 0) && (auto_pad == "NOTSET" || auto_pad == "VALID");
+  return forms;
+}
+
+Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStatistics& stats) {
+  const int block = target.nchwc_block;
+  if (block <= 0) return false;
+  std::map<const Node*, ConvKernel> kernels;
+  for (Node* n : graph.nodes())
+    if (std::optional<ConvKernel> k = conv_kernel(*n, block)) kernels.emplace(n, *k);
+  auto kernel_of = [&](const Node* n) -> const ConvKernel* {
+    auto it = kernels.find(n);
+    return it == kernels.end() ? nullptr : &it->second;
+  };
+
+  std::set<const Value*> blocked;
+  for (const auto& [node, k] : kernels) {
+    const Value* y = node->output(0);
+    if (k.forms.writes_blocked && !is_graph_output(graph, y)) blocked.insert(y);
+  }
+  // The largest consistent set: drop values until every reader and producer agrees.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = blocked.begin(); it != blocked.end();) {
+      const Value* v = *it;
+      bool ok = true;
+      for (const Use& use : v->uses()) {
+        const ConvKernel* reader = kernel_of(use.user);
+        const bool reader_blocked = reader && blocked.count(reader->node->output(0));
+        if (reader && use.operand_index == reader->x_operand && reader->forms.reads_blocked &&
+            (!reader->forms.depthwise || reader_blocked))
+          continue;
+        if (reader && reader_blocked &&
+            std::count(reader->full_operands.begin(), reader->full_operands.end(), use.operand_index))
+          continue;
+        ok = false;
+      }
+      const ConvKernel& producer = *kernel_of(v->producer());
+      if (producer.forms.depthwise && !blocked.count(producer.node->input(producer.x_operand)))
+        ok = false;
+      for (int i : producer.full_operands)
+        if (!blocked.count(producer.node->input(i))) ok = false;
+      if (ok) {
+        ++it;
+      } else {
+        it = blocked.erase(it);
+        changed = true;
+      }
+    }
+  }
+
+  // Regions: the blocked values a kernel reads and writes belong together.
+  std::vector<const Value*> values(blocked.begin(), blocked.end());
+  std::map<const Value*, size_t> index;
+  for (size_t i = 0; i < values.size(); ++i) index[values[i]] = i;
+  std::vector<size_t> parent(values.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto root = [&](size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::vector<size_t> depthwise_results;
+  for (const auto& [node, k] : kernels) {
+    auto out = index.find(node->output(0));
+    if (out == index.end()) continue;
+    if (k.forms.depthwise) depthwise_results.push_back(out->second);
+    std::vector<int> operands = k.full_operands;
+    operands.push_back(k.x_operand);
+    for (int i : operands)
+      if (auto in = index.find(node->input(i)); in != index.end())
+        parent[root(in->second)] = root(out->second);
+  }
+  std::set<size_t> kept_regions;
+  for (size_t i : depthwise_results) kept_regions.insert(root(i));
+
+  bool changed = false;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!kept_regions.count(root(i))) continue;
+    Value* v = const_cast<Value*>(values[i]);
+    TensorType t = v->type();
+    t.layout = Layout::kNCHWc;
+    t.channel_block = block;
+    v->set_type(t);
+    stats.add("values blocked");
+    changed = true;
+  }
+  stats.add("NCHWc regions", static_cast<int64_t>(kept_regions.size()));
+  return changed;
+}
+
+}  // namespace aotc

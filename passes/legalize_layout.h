@@ -1,0 +1,38 @@
+#pragma once
+/// Layout legalization (DESIGN.md §2): on targets whose convolution kernels read and write the
+/// NCHWc layout (TargetFacts::nchwc_block), the images of depthwise-separable chains (MobileNet's
+/// 1x1 expansion -> depthwise -> 1x1 projection, with its residual sums) are kept blocked, so
+/// that every pixel's channels are whole vectors for the depthwise kernel and no kernel of the
+/// chain transposes its stores.
+///
+/// The boundaries of a blocked region need no reorder nodes: a convolution computed with output
+/// pixels as its GEMM rows reads a row-major image and writes a blocked one (the stem), and a
+/// 1x1 reads a blocked image and writes a row-major one (the last layer before pooling). A value
+/// is blocked only when its producer can write it so and every reader can read it so; what cannot
+/// stays row-major, so graph inputs and outputs and every other kernel see row-major values only.
+#include "graph/graph.h"
+#include "graph/status.h"
+#include "passes/passes.h"
+#include "targets/target.h"
+
+namespace aotc {
+
+/// What the NCHWc convolution kernels of a target do for one Conv (the anchor of its kernel).
+struct NchwcConv {
+  bool writes_blocked = false;  ///< Can store its result in NCHWc.
+  bool reads_blocked = false;   ///< Can read its image X in NCHWc.
+  bool depthwise = false;       ///< Reads X in NCHWc only, and then writes NCHWc only.
+};
+
+/// The NCHWc forms of `conv` on a target with channel block `block` (the codegen follows the
+/// layouts the pass chose within these): f32 2-D convolutions with static shapes whose channel
+/// counts are multiples of the block; group-1 convolutions (computed with pixels as GEMM rows)
+/// write NCHWc, those with a 1x1 kernel, unit strides and no padding read it too; depthwise
+/// convolutions do both.
+NchwcConv nchwc_conv_forms(const Node& conv, int block);
+
+/// Blocks the values of depthwise-separable chains (see above). No-op when the target has no
+/// NCHWc kernels (nchwc_block 0).
+Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStatistics& stats);
+
+}  // namespace aotc
