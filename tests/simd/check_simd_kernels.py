@@ -8,7 +8,9 @@ in-place pixels; a path left with no case fails the check);
 GEMMs with ragged tiles, M = 1 and reductions deep enough for K blocking; the row-wise 2-D
 MaxPool/AveragePool (vectorised interior columns, per-tap borders) with strides, dilation,
 ceil_mode, rows too narrow for an interior and windows that start in the padding; Softmax and
-LayerNormalization rows (8-lane maxima and double sums, a ragged tail) split among threads.
+LayerNormalization rows (8-lane maxima and double sums, a ragged tail) split among threads;
+MobileNet-style chains whose images the layout pass keeps in NCHW8c (stem into the blocked
+layout, 1x1s reading it, depthwise kernels on it, fused residuals, the last 1x1 back to NCHW).
 
 All cases are branches of ONE model, so each (target, threads) pair is one package and one
 build; the packages of every thread count are built together. Each output must match
@@ -110,6 +112,42 @@ CONV_PATHS = {
     "transposed, pixels in place": "aotc_simd::PixelRows<Shifted>",
 }
 
+# MobileNet-style chains, which the layout pass (passes/legalize_layout.h) keeps in NCHW8c
+# between the stem and the last 1x1: x -> stem Conv (c0 channels, k0 x k0, stride s0, padded) +
+# Relu -> 1x1 to c1 + Clip(0, 6) -> depthwise (kernel, strides, dilations, pads, bias, after)
+# -> 1x1 back to c0 [+ the stem's result when the shapes match; no bias when `bare`] -> 1x1 to
+# c_out + Relu, a graph output, so written row-major.
+# name: (input NCHW, (c0, k0, s0), c1, (kernel, strides, dilations, pads, dw bias, dw after), c_out, bare)
+NCHWC = {
+    # Planes of 23 x 29 (ragged pixel tiles), 24 channels (a ragged panel on AVX-512).
+    "nchwc_residual": ((1, 3, 23, 29), (16, 3, 1), 48,
+                       ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"), 24, False),
+    # Stride 2 twice down to 7 x 7; no residual (the plane changes), a projection without bias
+    # (BlockedStore).
+    "nchwc_s2_to_7x7": ((1, 8, 28, 28), (32, 3, 2), 64,
+                        ((3, 3), (2, 2), (1, 1), (1, 1, 1, 1), True, "clip6"), 16, True),
+    # Batch 2, a dilated 5x5 depthwise without bias or activation (its rows stored directly), a
+    # projection without bias before its residual.
+    "nchwc_dw5x5_dilated_batch2": ((2, 5, 19, 17), (8, 5, 1), 24,
+                                   ((5, 5), (1, 1), (2, 2), (4, 4, 4, 4), False, None), 8, True),
+    # Odd depthwise geometry: 3x2 taps, strides 2 x 1, asymmetric pads, every column at an edge.
+    "nchwc_dw3x2_asym": ((1, 4, 11, 6), (8, 3, 1), 16,
+                         ((3, 2), (2, 1), (1, 1), (0, 1, 2, 0), True, "clip6"), 8, False),
+    # Enough work to be split among threads everywhere (stem, 1x1s, depthwise by channel blocks).
+    "nchwc_threads": ((1, 3, 64, 64), (32, 3, 2), 96,
+                      ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"), 32, False),
+}
+
+# The NCHWc kernels, each named by what its generated code calls.
+NCHWC_PATHS = {
+    "depthwise over NCHWc, through an epilogue": "aotc_simd::depthwise_blocked<Geometry, false>",
+    "depthwise over NCHWc, stored directly": "aotc_simd::depthwise_blocked<Geometry, true>",
+    "1x1 reading NCHWc": "aotc_simd::BlockedPixels<kInPlane>",
+    "NCHWc result, stored directly": "aotc_simd::BlockedStore<kOutPlane>",
+    "NCHWc result, through an epilogue": "aotc_simd::blocked_epilogue_store(",
+    "NCHWc input, row-major result": "Y row-major (tiles transposed)",
+}
+
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).
 MATMUL = {
     "mm_ragged": ((13, 37), (37, 29)),
@@ -186,6 +224,41 @@ def build_model(rng):
         nodes.append(helper.make_node("Conv", [x, w, b], [f"{name}_conv"], name=f"{name}_conv", group=group,
                                       strides=list(strides), dilations=list(dil), pads=list(pads)))
         nodes.append(helper.make_node("Relu", [f"{name}_conv"], [name], name=f"{name}_relu"))
+        outputs.append(name)
+
+    def conv(name, x, w_shape, bias=True, **attrs):
+        ins = [x, const(f"{name}_w", rng.standard_normal(w_shape) / np.sqrt(np.prod(w_shape[1:])))]
+        if bias:
+            ins.append(const(f"{name}_b", rng.standard_normal(w_shape[0])))
+        nodes.append(helper.make_node("Conv", ins, [name], name=name, **attrs))
+        return name
+
+    def clip6(name, x):
+        lo, hi = const(f"{name}_lo", np.array(0.0)), const(f"{name}_hi", np.array(6.0))
+        nodes.append(helper.make_node("Clip", [x, lo, hi], [name], name=name))
+        return name
+
+    def relu(name, x):
+        nodes.append(helper.make_node("Relu", [x], [name], name=name))
+        return name
+
+    for name, (shape, (c0, k0, s0), c1, dw, c_out, bare) in NCHWC.items():
+        kernel, strides, dil, pads, dw_bias, dw_after = dw
+        x = f"{name}_x"
+        inputs.append(helper.make_tensor_value_info(x, TensorProto.FLOAT, list(shape)))
+        feeds[x] = rng.standard_normal(shape).astype(np.float32)
+        stem = relu(f"{name}_stem", conv(f"{name}_stem_conv", x, (c0, shape[1], k0, k0),
+                                         strides=[s0, s0], pads=[k0 // 2] * 4))
+        expand = clip6(f"{name}_expand", conv(f"{name}_expand_conv", stem, (c1, c0, 1, 1)))
+        d = conv(f"{name}_dw_conv", expand, (c1, 1) + kernel, bias=dw_bias, group=c1,
+                 kernel_shape=list(kernel), strides=list(strides), dilations=list(dil), pads=list(pads))
+        if dw_after == "clip6":
+            d = clip6(f"{name}_dw", d)
+        project = conv(f"{name}_project", d, (c0, c1, 1, 1), bias=not bare)
+        if strides == (1, 1):
+            nodes.append(helper.make_node("Add", [project, stem], [f"{name}_residual"], name=f"{name}_residual"))
+            project = f"{name}_residual"
+        relu(name, conv(f"{name}_last", project, (c_out, c0, 1, 1)))
         outputs.append(name)
 
     for name, (a_shape, b_shape) in MATMUL.items():
@@ -288,6 +361,10 @@ def main():
         for path, marker in CONV_PATHS.items():
             if marker not in source:
                 print(f"FAILED: {name}: no convolution case takes the {path} path ({marker!r})")
+                failed += 1
+        for path, marker in NCHWC_PATHS.items():
+            if marker not in source:
+                print(f"FAILED: {name}: no NCHWc case takes the {path} path ({marker!r})")
                 failed += 1
     for name in names:
         out = work / "out" / name

@@ -1,0 +1,208 @@
+// The layout pass (passes/legalize_layout.h) through the whole pipeline, as `aotc compile` runs
+// it: which values end up in NCHW8c on a target with NCHWc kernels, and that every value a
+// kernel without them reads stays row-major. The kernels themselves are checked against
+// onnxruntime by tests/simd/check_simd_kernels.py (its nchwc_* cases).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "graph/ir_text.h"
+#include "passes/legalize_layout.h"
+#include "passes/pipeline.h"
+
+namespace aotc {
+namespace {
+
+const TargetFacts& facts_of(const std::string& target) {
+  const Target* t = TargetRegistry::instance().find(target);
+  EXPECT_NE(t, nullptr) << target;
+  return t->facts();
+}
+
+struct Compiled {
+  std::unique_ptr<Graph> graph;
+  std::string stats;  // legalize-layout's summary line
+};
+
+Compiled compile(const std::string& ir, const std::string& target, bool blocked = true) {
+  auto g = parse_graph(ir);
+  EXPECT_TRUE(g.has_value()) << g.status().message();
+  std::ostringstream printed;
+  PipelineOptions options;
+  options.target = &facts_of(target);
+  options.blocked_layouts = blocked;
+  options.verify_each = true;
+  options.print_ir_after = {"legalize-layout"};
+  options.ir_out = &printed;
+  Status s = run_pipeline(**g, options);
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  const std::string text = printed.str();
+  return {std::move(*g), text.substr(0, text.find('\n'))};
+}
+
+Layout layout_of(const Graph& g, const std::string& value) {
+  const Value* v = g.find_value(value);
+  EXPECT_NE(v, nullptr) << value;
+  return v ? v->type().layout : Layout::kRowMajor;
+}
+
+// A MobileNetV2 inverted residual between a stem and a last 1x1: stem (3x3 over 3 channels)
+// -> expansion 1x1 + Clip -> depthwise 3x3 + Clip -> projection 1x1 + residual -> last 1x1.
+const char* kInvertedResidual = R"(
+graph @block(%x: f32[1x3x16x16]) -> (%y: f32[1x16x16x16]) {
+  %w0 = const f32[8x3x3x3] dense<0.1>
+  %w1 = const f32[32x8x1x1] dense<0.2>
+  %b1 = const f32[32] dense<0.5>
+  %wd = const f32[32x1x3x3] dense<0.3>
+  %w2 = const f32[8x32x1x1] dense<0.05>
+  %w3 = const f32[16x8x1x1] dense<0.1>
+  %lo = const f32[] dense<0.0>
+  %hi = const f32[] dense<6.0>
+  %s = Conv(%x, %w0) {pads = [1, 1, 1, 1]} : f32[1x8x16x16]
+  %sr = Relu(%s) : f32[1x8x16x16]
+  %e = Conv(%sr, %w1, %b1) : f32[1x32x16x16]
+  %ec = Clip(%e, %lo, %hi) : f32[1x32x16x16]
+  %d = Conv(%ec, %wd) {group = 32, pads = [1, 1, 1, 1]} : f32[1x32x16x16]
+  %dc = Clip(%d, %lo, %hi) : f32[1x32x16x16]
+  %p = Conv(%dc, %w2) : f32[1x8x16x16]
+  %r = Add(%p, %sr) : f32[1x8x16x16]
+  %y = Conv(%r, %w3) : f32[1x16x16x16]
+  return %y
+}
+)";
+
+TEST(LegalizeLayout, BlocksTheChainBetweenStemAndLastOneByOne) {
+  Compiled c = compile(kInvertedResidual, "x86-64-avx512");
+  const Graph& g = *c.graph;
+  // The stem reads the row-major input and writes NCHW8c; the last 1x1 writes the row-major
+  // output; everything between is blocked, the fused residual with its operand.
+  for (const char* v : {"sr", "ec", "dc", "r"}) EXPECT_EQ(layout_of(g, v), Layout::kNCHWc) << v;
+  for (const char* v : {"x", "y"}) EXPECT_EQ(layout_of(g, v), Layout::kRowMajor) << v;
+  EXPECT_EQ(g.find_value("ec")->type().channel_block, 8);
+  EXPECT_EQ(g.find_value("ec")->type().to_string(), "f32[1x32x16x16]{NCHW8c}");
+  EXPECT_NE(c.stats.find("4 values blocked, 1 NCHWc regions"), std::string::npos) << c.stats;
+}
+
+TEST(LegalizeLayout, SameOnAvx2) {
+  Compiled c = compile(kInvertedResidual, "x86-64-avx2");
+  EXPECT_EQ(layout_of(*c.graph, "dc"), Layout::kNCHWc);
+}
+
+TEST(LegalizeLayout, NothingWithoutNchwcKernelsOrWhenTurnedOff) {
+  for (const Compiled& c : {compile(kInvertedResidual, "x86-64"),
+                            compile(kInvertedResidual, "x86-64-avx512", /*blocked=*/false)}) {
+    for (const Value* v : c.graph->values()) EXPECT_EQ(v->type().layout, Layout::kRowMajor) << v->name();
+  }
+}
+
+TEST(LegalizeLayout, NoRegionWithoutADepthwiseConvolution) {
+  // A ResNet-like chain of a 1x1 and a 3x3: every kernel could take NCHW8c, none gains.
+  Compiled c = compile(R"(
+graph @resnet_like(%x: f32[1x16x8x8]) -> (%y: f32[1x16x8x8]) {
+  %w1 = const f32[16x16x1x1] dense<0.1>
+  %w2 = const f32[16x16x3x3] dense<0.1>
+  %a = Conv(%x, %w1) : f32[1x16x8x8]
+  %ar = Relu(%a) : f32[1x16x8x8]
+  %y = Conv(%ar, %w2) {pads = [1, 1, 1, 1]} : f32[1x16x8x8]
+  return %y
+}
+)",
+                       "x86-64-avx512");
+  EXPECT_EQ(layout_of(*c.graph, "ar"), Layout::kRowMajor);
+}
+
+TEST(LegalizeLayout, AReaderWithoutNchwcKeepsTheValueRowMajor) {
+  // %ec is also read by a MaxPool, which has no NCHWc kernel: it stays row-major, so the
+  // depthwise convolution reading it cannot be blocked, nor the values after it.
+  Compiled c = compile(R"(
+graph @pooled(%x: f32[1x8x8x8]) -> (%y: f32[1x16x8x8], %m: f32[1x16x8x8]) {
+  %w1 = const f32[16x8x1x1] dense<0.1>
+  %wd = const f32[16x1x3x3] dense<0.1>
+  %w2 = const f32[16x16x1x1] dense<0.1>
+  %e = Conv(%x, %w1) : f32[1x16x8x8]
+  %ec = Relu(%e) : f32[1x16x8x8]
+  %m = MaxPool(%ec) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]} : f32[1x16x8x8]
+  %d = Conv(%ec, %wd) {group = 16, pads = [1, 1, 1, 1]} : f32[1x16x8x8]
+  %y = Conv(%d, %w2) : f32[1x16x8x8]
+  return %y, %m
+}
+)",
+                       "x86-64-avx512");
+  for (const Value* v : c.graph->values()) EXPECT_EQ(v->type().layout, Layout::kRowMajor) << v->name();
+}
+
+TEST(LegalizeLayout, ChannelsNotAMultipleOfTheBlockStayRowMajor) {
+  Compiled c = compile(R"(
+graph @twelve(%x: f32[1x8x8x8]) -> (%y: f32[1x8x8x8]) {
+  %w1 = const f32[12x8x1x1] dense<0.1>
+  %wd = const f32[12x1x3x3] dense<0.1>
+  %w2 = const f32[8x12x1x1] dense<0.1>
+  %e = Conv(%x, %w1) : f32[1x12x8x8]
+  %d = Conv(%e, %wd) {group = 12, pads = [1, 1, 1, 1]} : f32[1x12x8x8]
+  %y = Conv(%d, %w2) : f32[1x8x8x8]
+  return %y
+}
+)",
+                       "x86-64-avx512");
+  EXPECT_EQ(layout_of(*c.graph, "e"), Layout::kRowMajor);
+  EXPECT_EQ(layout_of(*c.graph, "d"), Layout::kRowMajor);
+}
+
+TEST(LegalizeLayout, ABroadcastEpilogueOperandKeepsItsKernelRowMajor) {
+  // The depthwise result is scaled per channel (a [16x1x1] operand): the blocked epilogue reads
+  // operands at the result's own index only, so that kernel, and with it the region, stays
+  // row-major.
+  Compiled c = compile(R"(
+graph @scaled(%x: f32[1x8x8x8]) -> (%y: f32[1x16x8x8]) {
+  %w1 = const f32[16x8x1x1] dense<0.1>
+  %wd = const f32[16x1x3x3] dense<0.1>
+  %sc = const f32[16x1x1] dense<2.0>
+  %w2 = const f32[16x16x1x1] dense<0.1>
+  %e = Conv(%x, %w1) : f32[1x16x8x8]
+  %d = Conv(%e, %wd) {group = 16, pads = [1, 1, 1, 1]} : f32[1x16x8x8]
+  %ds = Mul(%d, %sc) : f32[1x16x8x8]
+  %y = Conv(%ds, %w2) : f32[1x16x8x8]
+  return %y
+}
+)",
+                       "x86-64-avx512");
+  for (const Value* v : c.graph->values()) EXPECT_EQ(v->type().layout, Layout::kRowMajor) << v->name();
+}
+
+TEST(LegalizeLayout, FormsOfConvolutions) {
+  auto g = parse_graph(R"(
+graph @forms(%x: f32[1x16x9x9]) -> (%a: f32[1x16x9x9], %b: f32[1x16x5x5], %c: f32[1x16x9x9], %d: f32[1x16x9x9]) {
+  %w1 = const f32[16x16x1x1] dense<0.1>
+  %w3 = const f32[16x16x3x3] dense<0.1>
+  %wd = const f32[16x1x3x3] dense<0.1>
+  %a = Conv(%x, %w1) : f32[1x16x9x9]
+  %b = Conv(%x, %w1) {strides = [2, 2]} : f32[1x16x5x5]
+  %c = Conv(%x, %w3) {pads = [1, 1, 1, 1]} : f32[1x16x9x9]
+  %d = Conv(%x, %wd) {group = 16, pads = [1, 1, 1, 1]} : f32[1x16x9x9]
+  return %a, %b, %c, %d
+}
+)");
+  ASSERT_TRUE(g.has_value());
+  auto forms = [&](const char* v) { return nchwc_conv_forms(*(*g)->find_value(v)->producer(), 8); };
+  EXPECT_TRUE(forms("a").reads_blocked && forms("a").writes_blocked && !forms("a").depthwise);
+  EXPECT_TRUE(!forms("b").reads_blocked && forms("b").writes_blocked);  // strided 1x1
+  EXPECT_TRUE(!forms("c").reads_blocked && forms("c").writes_blocked);  // 3x3
+  EXPECT_TRUE(forms("d").depthwise && forms("d").reads_blocked && forms("d").writes_blocked);
+  EXPECT_FALSE(nchwc_conv_forms(*(*g)->find_value("a")->producer(), 0).writes_blocked);
+}
+
+TEST(LegalizeLayout, TheIrTextKeepsTheLayout) {
+  auto g = parse_graph(R"(
+graph @t(%x: f32[1x16x4x4]{NCHW8c}) -> (%y: f32[1x16x4x4]{NCHW8c}) {
+  %y = Relu(%x) : f32[1x16x4x4]{NCHW8c}
+  return %y
+}
+)");
+  ASSERT_TRUE(g.has_value()) << g.status().message();
+  EXPECT_EQ((*g)->find_value("y")->type().channel_block, 8);
+  EXPECT_NE(print_graph(**g).find("f32[1x16x4x4]{NCHW8c}"), std::string::npos);
+  EXPECT_FALSE(parse_graph("graph @t(%x: f32[16]{NCHW8c}) -> (%x: f32[16]) {\n  return %x\n}\n").has_value());
+}
+
+}  // namespace
+}  // namespace aotc
