@@ -98,14 +98,7 @@ NchwcConv nchwc_conv_forms(const Node& conv, int block) {
   // The GEMM with pixels as rows: enough channels and taps to fill its register tiles.
   if (out_c < 4 || wd[1] * wd[2] * wd[3] < 4) return forms;
   forms.writes_blocked = true;
-  auto all_equal = [&](const char* attr, int64_t value) {
-    if (!conv.attrs().has(attr)) return true;
-    const std::vector<int64_t> v = conv.attrs().get_ints(attr);
-    return std::all_of(v.begin(), v.end(), [&](int64_t e) { return e == value; });
-  };
-  const std::string auto_pad = conv.attrs().get_string("auto_pad", "NOTSET");
-  forms.reads_blocked = wd[2] == 1 && wd[3] == 1 && in_c % block == 0 && all_equal("strides", 1) &&
-                        all_equal("pads", 0) && (auto_pad == "NOTSET" || auto_pad == "VALID");
+  forms.reads_blocked = in_c % block == 0;
   return forms;
 }
 

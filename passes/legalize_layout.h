@@ -26,9 +26,9 @@ struct NchwcConv {
 
 /// The NCHWc forms of `conv` on a target with channel block `block` (the codegen follows the
 /// layouts the pass chose within these): f32 2-D convolutions with static shapes whose channel
-/// counts are multiples of the block; group-1 convolutions (computed with pixels as GEMM rows)
-/// write NCHWc, those with a 1x1 kernel, unit strides and no padding read it too; depthwise
-/// convolutions do both.
+/// counts are multiples of the block. Group-1 convolutions (computed with output pixels as GEMM
+/// rows) write NCHWc whatever their input, and read it whatever their window, stride or
+/// padding; depthwise convolutions read and write it only both at once.
 NchwcConv nchwc_conv_forms(const Node& conv, int block);
 
 /// Blocks the values of depthwise-separable chains (see above). No-op when the target has no

@@ -772,47 +772,79 @@ Status emit_depthwise_simd(CppKernel& k, const ConvParams& p) {
   return Status::ok();
 }
 
-/// A 1x1 convolution (unit strides, no padding) reading an NCHWc image in place: a GEMM with
-/// the output pixels as rows (A = aotc_simd::BlockedPixels: a row tile's 8 channels of a block
-/// are consecutive) and W^T, packed into panels of output channels at compile time, as B. The
-/// result is written NCHWc (BlockedStore) or row-major (TransposedStore) as the layout pass
-/// chose.
+/// A group-1 convolution reading an NCHWc image: a GEMM with the output pixels as rows and
+/// W^T, packed into panels of output channels at compile time, as B. A 1x1 with unit strides
+/// and no padding reads the image in place as a matrix (aotc_simd::BlockedPixels: a row tile's
+/// 8 channels of a block are consecutive); any other reads its windows (PixelRows over an
+/// aotc_simd::BlockedWindow), from a zero-padded copy when it has padding. The result is written
+/// NCHWc (BlockedStore) or row-major (TransposedStore) as the layout pass chose.
 Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
   const Node& node = k.node;
   const TargetFacts& facts = *k.ctx.facts;
   const SimdTile tile = simd_tile(facts);
+  const WindowGeometry& g = p.g;
   const bool out_blocked = nchwc(k.result(0));
   if (!packed_weight(node, 1, k.operand(1), facts))
     return internal_error("{}: NCHWc input without its weights packed at compile time", node.describe());
-  if (p.group != 1 || p.g.output[0] * p.g.output[1] != p.g.input[0] * p.g.input[1])
-    return internal_error("{}: an NCHWc input needs a group-1 1x1 convolution with unit strides",
-                          node.describe());
-  const int64_t m = p.g.output[0] * p.g.output[1], n = p.out_c, kk = p.in_c;
+  if (p.group != 1)
+    return internal_error("{}: an NCHWc input needs a group-1 or depthwise convolution", node.describe());
+  const bool matrix = g.kernel[0] * g.kernel[1] == 1 && g.unpadded() && g.strides[0] == 1 &&
+                      g.strides[1] == 1;
+  // The image the windows read: the input, or its padded copy (every window inside it).
+  const int64_t read_h = (g.output[0] - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1;
+  const int64_t read_w = (g.output[1] - 1) * g.strides[1] + (g.kernel[1] - 1) * g.dilations[1] + 1;
+  const bool padded = !matrix && (g.pad_begin[0] > 0 || g.pad_begin[1] > 0 || read_h > g.input[0] ||
+                                  read_w > g.input[1]);
+  const int64_t image_h = padded ? read_h : g.input[0], image_w = padded ? read_w : g.input[1];
+  const int64_t m = g.output[0] * g.output[1], n = p.out_c;
+  const int64_t kk = p.in_c * g.kernel[0] * g.kernel[1];
+  const int64_t a_floats = p.in_c * image_h * image_w;
   const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch, /*b_prepacked=*/true);
-  const GemmBlocking first = gemm_blocking(facts, m, kk, 1, m * kk * 4);
+  const GemmBlocking first = gemm_blocking(facts, m, kk, 1, a_floats * 4);
   const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
                                  (n + tile.nr - 1) / tile.nr);
-  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, a_floats * 4);
 
   CodeWriter& w = k.w;
   w.line("// {}x{} register tiles of the {} GEMM with output pixels as rows, reading the NCHW{}c", tile.mr,
          tile.nr, facts.simd, k.operand(0)->type().channel_block);
-  w.line("// input in place; W packed into panels at compile time; Y {}.",
+  w.line("// input {}; W packed into panels at compile time; Y {}.",
+         matrix ? "in place" : padded ? "by windows of a zero-padded copy" : "by windows, in place",
          out_blocked ? "NCHWc" : "row-major (tiles transposed)");
   emit_simd_asserts(w, tile);
-  w.line("constexpr int64_t kM = kOutPlane, kN = kOutC, kK = kInC;");
+  std::string a_layout = "aotc_simd::BlockedPixels<kInPlane>";
+  if (!matrix) {
+    w.line("constexpr int64_t kImageH = {}, kImageW = {};  // the image the windows read", image_h, image_w);
+    w.line("using Window = aotc_simd::BlockedWindow<kInC, kImageH, kImageW, kKH, kKW, kStrideH, kStrideW,");
+    w.line("                                        kDilationH, kDilationW, kOutH, kOutW>;");
+    a_layout = "aotc_simd::PixelRows<Window>";
+  }
+  w.line("constexpr int64_t kM = kOutPlane, kN = kOutC, kK = kInC * kTaps;");
   w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
   w.line("constexpr int64_t kGroup = {};  // B panels per group", group);
+  std::string padded_base;
+  if (padded) {
+    w.line("static_assert(Window::kFloats == {}, \"scratch reserved for another geometry\");", a_floats);
+    padded_base = k.scratch(a_floats * 4);
+  }
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
   w.line("constexpr int64_t g = 0;  // one group");
   w.line("const float* x = {} + n * kInC * kInPlane;", k.in[0]);
   w.line("const float* wg = {};", k.in[1]);
   w.line("{}* y = {} + n * kOutC * kOutPlane;", p.out_ct, k.out[0]);
+  if (padded) {
+    w.line("float* AOTC_RESTRICT padded = reinterpret_cast<float*>({});", padded_base);
+    emit_split_copy(k, split.parts, "kInC / aotc_simd::kChannelBlock",
+                    "aotc_simd::pad_blocked<kInH, kInW, kPadH, kPadW, kImageH, kImageW>(x, padded, begin, end);");
+    w.line("const float* src = padded;");
+  } else {
+    w.line("const float* src = x;");
+  }
   AOTC_RETURN_IF_ERROR(emit_gemm_part_begin(k, p, split, blocking, partial_base, "kOutPlane", out_blocked));
   if (!out_blocked) w.line("aotc_simd::TransposedStore<decltype(store)> transposed{{store}};");
-  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::BlockedPixels<kInPlane>, kGroup, kKc, kRowBlock>(");
-  w.line("    x, wg, {}, partial, panel_begin, panel_end, row_begin, row_end);",
+  w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock>(", a_layout);
+  w.line("    src, wg, {}, partial, panel_begin, panel_end, row_begin, row_end);",
          out_blocked ? "store" : "transposed");
   emit_parallel_end(k, split);
   w.close();

@@ -171,23 +171,28 @@ graph @scaled(%x: f32[1x8x8x8]) -> (%y: f32[1x16x8x8]) {
 
 TEST(LegalizeLayout, FormsOfConvolutions) {
   auto g = parse_graph(R"(
-graph @forms(%x: f32[1x16x9x9]) -> (%a: f32[1x16x9x9], %b: f32[1x16x5x5], %c: f32[1x16x9x9], %d: f32[1x16x9x9]) {
+graph @forms(%x: f32[1x16x9x9], %z: f32[1x12x9x9]) -> (%a: f32[1x16x9x9], %b: f32[1x16x5x5], %c: f32[1x16x9x9], %d: f32[1x16x9x9], %e: f32[1x16x9x9], %f: f32[1x12x9x9]) {
   %w1 = const f32[16x16x1x1] dense<0.1>
   %w3 = const f32[16x16x3x3] dense<0.1>
   %wd = const f32[16x1x3x3] dense<0.1>
+  %wz = const f32[16x12x1x1] dense<0.1>
+  %wf = const f32[12x16x1x1] dense<0.1>
   %a = Conv(%x, %w1) : f32[1x16x9x9]
   %b = Conv(%x, %w1) {strides = [2, 2]} : f32[1x16x5x5]
   %c = Conv(%x, %w3) {pads = [1, 1, 1, 1]} : f32[1x16x9x9]
   %d = Conv(%x, %wd) {group = 16, pads = [1, 1, 1, 1]} : f32[1x16x9x9]
-  return %a, %b, %c, %d
+  %e = Conv(%z, %wz) : f32[1x16x9x9]
+  %f = Conv(%x, %wf) : f32[1x12x9x9]
+  return %a, %b, %c, %d, %e, %f
 }
 )");
-  ASSERT_TRUE(g.has_value());
+  ASSERT_TRUE(g.has_value()) << g.status().message();
   auto forms = [&](const char* v) { return nchwc_conv_forms(*(*g)->find_value(v)->producer(), 8); };
-  EXPECT_TRUE(forms("a").reads_blocked && forms("a").writes_blocked && !forms("a").depthwise);
-  EXPECT_TRUE(!forms("b").reads_blocked && forms("b").writes_blocked);  // strided 1x1
-  EXPECT_TRUE(!forms("c").reads_blocked && forms("c").writes_blocked);  // 3x3
+  for (const char* v : {"a", "b", "c"})  // a 1x1, a strided 1x1, a padded 3x3
+    EXPECT_TRUE(forms(v).reads_blocked && forms(v).writes_blocked && !forms(v).depthwise) << v;
   EXPECT_TRUE(forms("d").depthwise && forms("d").reads_blocked && forms("d").writes_blocked);
+  EXPECT_TRUE(!forms("e").reads_blocked && forms("e").writes_blocked);  // 12 channels in
+  EXPECT_TRUE(!forms("f").reads_blocked && !forms("f").writes_blocked);  // 12 channels out
   EXPECT_FALSE(nchwc_conv_forms(*(*g)->find_value("a")->producer(), 0).writes_blocked);
 }
 

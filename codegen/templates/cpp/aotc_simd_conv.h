@@ -340,6 +340,60 @@ struct BlockedPixels {
   }
 };
 
+/// A convolution reading an NCHWc image of C channels, computed with its output pixels as the
+/// GEMM's rows (read through PixelRows<BlockedWindow>): the image has H x W pixels per channel
+/// block, its padding already made explicit (pad_blocked) or none needed; output pixel q =
+/// (oh, ow) reads the window at pixel (oh SH, ow SW), and column (c, kh, kw) of A is that
+/// pixel's channel c shifted by the tap (kh DH, kw DW). Every pixel's 8 channels of a block
+/// are contiguous, so strides need no phase planes.
+template <int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t SH, int64_t SW,
+          int64_t DH, int64_t DW, int64_t OH, int64_t OW>
+struct BlockedWindow {
+  static_assert(C % kChannelBlock == 0, "NCHWc images hold whole channel blocks");
+  static_assert((OH - 1) * SH + (KH - 1) * DH < H && (OW - 1) * SW + (KW - 1) * DW < W,
+                "every window inside the image");
+  static constexpr int64_t kK = C * KH * KW, kPixels = OH * OW;
+  static constexpr int64_t kFloats = C * H * W;  // the image read
+  struct Offsets {
+    int64_t at[kK];
+  };
+  static constexpr Offsets make_offsets() {
+    Offsets o{};
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw)
+          o.at[(c * KH + kh) * KW + kw] = c / kChannelBlock * H * W * kChannelBlock +
+                                          (kh * DH * W + kw * DW) * kChannelBlock + c % kChannelBlock;
+    return o;
+  }
+  static constexpr Offsets kOffsets = make_offsets();
+  /// Where output pixel q's window starts (floats from the image's start, channel 0).
+  static constexpr int64_t grid_at(int64_t q) {
+    return (q / OW * SH * W + q % OW * SW) * kChannelBlock;
+  }
+};
+
+/// Copies channel blocks [block_begin, block_end) of an NCHWc image (IH x IW pixels) into a
+/// zero-padded one of H x W pixels, pixel (r, c) of the copy being (r - PH, c - PW) of x.
+template <int64_t IH, int64_t IW, int64_t PH, int64_t PW, int64_t H, int64_t W>
+inline void pad_blocked(const float* x, float* padded, int64_t block_begin, int64_t block_end) {
+  constexpr int64_t B = kChannelBlock;
+  constexpr int64_t kLo = std::min<int64_t>(PW, W), kHi = std::clamp<int64_t>(PW + IW, kLo, W);
+  for (int64_t b = block_begin; b < block_end; ++b) {
+    for (int64_t r = 0; r < H; ++r) {
+      float* d = padded + (b * H + r) * W * B;
+      const int64_t ir = r - PH;
+      if (ir < 0 || ir >= IH) {
+        std::fill(d, d + W * B, 0.0f);
+        continue;
+      }
+      std::fill(d, d + kLo * B, 0.0f);
+      std::copy(x + ((b * IH + ir) * IW + kLo - PW) * B, x + ((b * IH + ir) * IW + kHi - PW) * B, d + kLo * B);
+      std::fill(d + kHi * B, d + W * B, 0.0f);
+    }
+  }
+}
+
 /// Store policy for a product computed with pixels as rows and channels as columns into an
 /// NCHWc image of kPlane pixels: tile element (i, j) goes to y[j / 8][i][j % 8], so each
 /// vector of a tile row is one (or, 16 lanes wide, two) whole channel blocks of a pixel. The
