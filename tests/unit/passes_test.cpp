@@ -329,7 +329,7 @@ TEST(Pipeline, UnknownPrintIrAfterNameListsTheValidOnes) {
       s.message(),
       "unknown pass 'fold-everything' in --print-ir-after; valid names: all, fold-shapes, "
       "fold-constants, fold-batchnorm-into-conv, remove-dead-code, fuse-softmax, fuse-layer-norm, "
-      "fuse-rms-norm, fuse-gelu, fuse-epilogues, fuse-elementwise");
+      "fuse-rms-norm, fuse-gelu, fuse-epilogues, fuse-elementwise, legalize-layout");
 }
 
 TEST(Pipeline, UnknownPassNameListsTheValidOnes) {
