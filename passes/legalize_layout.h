@@ -1,9 +1,10 @@
 #pragma once
 /// Layout legalization (DESIGN.md §2): on targets whose convolution kernels read and write the
-/// NCHWc layout (TargetFacts::nchwc_block), the images of depthwise-separable chains (MobileNet's
-/// 1x1 expansion -> depthwise -> 1x1 projection, with its residual sums) are kept blocked, so
-/// that every pixel's channels are whole vectors for the depthwise kernel and no kernel of the
-/// chain transposes its stores.
+/// NCHWc layout (TargetFacts::nchwc_block), the images between convolutions (MobileNet's 1x1
+/// expansion -> depthwise -> 1x1 projection, ResNet's bottlenecks, with their residual sums) are
+/// kept blocked, so that every pixel's channels are whole vectors for the depthwise kernel, the
+/// GEMMs with output pixels as rows read their input in place and no kernel of the chain
+/// transposes its stores.
 ///
 /// The boundaries of a blocked region need no reorder nodes: a convolution computed with output
 /// pixels as its GEMM rows reads a row-major image and writes a blocked one (the stem), and a
@@ -31,8 +32,8 @@ struct NchwcConv {
 /// padding; depthwise convolutions read and write it only both at once.
 NchwcConv nchwc_conv_forms(const Node& conv, int block);
 
-/// Blocks the values of depthwise-separable chains (see above). No-op when the target has no
-/// NCHWc kernels (nchwc_block 0).
+/// Blocks the images between convolutions (see above). No-op when the target has no NCHWc
+/// kernels (nchwc_block 0).
 Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStatistics& stats);
 
 }  // namespace aotc

@@ -81,7 +81,7 @@ struct TargetFacts {
   /// default the layout pass leaves (see DESIGN.md §2).
   std::vector<std::string> layouts = {"row-major (NCHW for images)"};
   /// c of the NCHWc layout the target's convolution kernels read and write (0: none): the layout
-  /// pass blocks the images of depthwise-separable chains in it (passes/legalize_layout.h).
+  /// pass blocks the images between convolutions in it (passes/legalize_layout.h).
   int nchwc_block = 0;
   /// Numeric behaviour, spelled out so users know what to expect from results.
   std::string accumulation;  ///< e.g. "f16/bf16 compute in f32; f32 sums in f32".

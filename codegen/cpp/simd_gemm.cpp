@@ -11,6 +11,15 @@ SimdTile simd_tile(const TargetFacts& facts) {
   return {facts.vector_registers >= 32 ? 12 : 6, 2 * lanes};
 }
 
+SimdTile pixel_rows_tile(const TargetFacts& facts, int64_t pixels, int64_t columns) {
+  SimdTile tile = simd_tile(facts);
+  constexpr int64_t kTallRows = 14;  // aotc_simd::kMaxTileRows on AVX-512
+  auto ragged = [&](int64_t rows) { return (pixels + rows - 1) / rows * rows - pixels; };
+  if (facts.vector_registers >= 32 && columns % tile.nr == 0 && ragged(kTallRows) <= ragged(tile.mr))
+    tile.mr = kTallRows;
+  return tile;
+}
+
 int64_t panel_group(const TargetFacts& facts, int64_t k) {
   const int64_t panel_bytes = k * simd_tile(facts).nr * 4;
   const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
@@ -29,7 +38,11 @@ bool fits_l2_unblocked(const TargetFacts& facts, int64_t k, int64_t a_bytes) {
 
 GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group,
                            int64_t a_bytes) {
-  const SimdTile tile = simd_tile(facts);
+  return gemm_blocking(facts, rows, k, group, a_bytes, simd_tile(facts));
+}
+
+GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group,
+                           int64_t a_bytes, const SimdTile& tile) {
   const int64_t l1 = facts.l1_bytes > 0 ? facts.l1_bytes : 32 * 1024;
   const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
   GemmBlocking b;
@@ -77,11 +90,15 @@ void emit_partial_pointer(CppKernel& k, const GemmBlocking& b, const std::string
 
 GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch,
                      bool b_prepacked) {
+  return gemm_split(ctx, m, n, k, batch, b_prepacked, simd_tile(*ctx.facts));
+}
+
+GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch,
+                     bool b_prepacked, const SimdTile& tile) {
   GemmSplit s;
   constexpr int64_t kMinWorkPerThread = 64 * 1024;  // multiply-adds
   const int64_t work = m * n * k * batch;
   s.parts = static_cast<int>(std::clamp<int64_t>(work / kMinWorkPerThread, 1, ctx.threads));
-  const SimdTile tile = simd_tile(*ctx.facts);
   const int64_t panels = (n + tile.nr - 1) / tile.nr, rows = (m + tile.mr - 1) / tile.mr;
   // Panels split evenly unless there are too few of them: then rows (each part packs all of B).
   s.by_panels = panels >= 2 * s.parts || panels >= rows;

@@ -24,9 +24,9 @@ void register_x86_64_avx2_target(TargetRegistry& r) {
   f.l1_bytes = 32 * 1024;
   f.l2_bytes = 512 * 1024;
   f.l3_bytes = 32 * 1024 * 1024;
-  // Depthwise-separable chains in NCHW8c: a pixel's 8 channels are one 8-lane vector.
+  // Images between convolutions in NCHW8c: a pixel's 8 channels are one 8-lane vector.
   f.nchwc_block = 8;
-  f.layouts.push_back("NCHW8c (depthwise-separable convolution chains)");
+  f.layouts.push_back("NCHW8c (images between convolutions)");
   f.dtypes = all_cpu_dtypes();
   f.accumulation = simd_cpu_accumulation();
   f.flush_denormals = false;

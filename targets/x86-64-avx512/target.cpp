@@ -24,10 +24,11 @@ void register_x86_64_avx512_target(TargetRegistry& r) {
   f.l1_bytes = 32 * 1024;
   f.l2_bytes = 1024 * 1024;
   f.l3_bytes = 32 * 1024 * 1024;
-  // Depthwise-separable chains in NCHW8c: a pixel's 8 channels are one 8-lane vector (8, not 16: a 16-lane multiply-add costs two 8-lane ones on
-  // Zen 4, and MobileNet's 24-, 40- and 56-channel images are multiples of 8 only).
+  // Images between convolutions in NCHW8c: a pixel's 8 channels are one 8-lane vector (8, not
+  // 16: a 16-lane multiply-add costs two 8-lane ones on Zen 4, and MobileNetV2's 24-channel
+  // images are multiples of 8 only).
   f.nchwc_block = 8;
-  f.layouts.push_back("NCHW8c (depthwise-separable convolution chains)");
+  f.layouts.push_back("NCHW8c (images between convolutions)");
   f.dtypes = all_cpu_dtypes();
   f.accumulation = simd_cpu_accumulation();
   f.flush_denormals = false;

@@ -149,7 +149,7 @@ NCHWC = {
 NCHWC_PATHS = {
     "depthwise over NCHWc, through an epilogue": "aotc_simd::depthwise_blocked<Geometry, false>",
     "depthwise over NCHWc, stored directly": "aotc_simd::depthwise_blocked<Geometry, true>",
-    "1x1 reading NCHWc": "aotc_simd::BlockedPixels<kInPlane>",
+    "1x1 reading NCHWc": "aotc_simd::BlockedPixels<kInPlane, kMR>",
     "NCHWc result, stored directly": "aotc_simd::BlockedStore<kOutPlane>",
     "NCHWc result, through an epilogue": "aotc_simd::blocked_epilogue_store(",
     "NCHWc input, row-major result": "Y row-major (tiles transposed)",

@@ -95,8 +95,8 @@ TEST(LegalizeLayout, NothingWithoutNchwcKernelsOrWhenTurnedOff) {
   }
 }
 
-TEST(LegalizeLayout, NoRegionWithoutADepthwiseConvolution) {
-  // A ResNet-like chain of a 1x1 and a 3x3: every kernel could take NCHW8c, none gains.
+TEST(LegalizeLayout, ChainsWithoutDepthwiseConvolutionsToo) {
+  // A ResNet-like 1x1 then 3x3: the value between them is blocked, the graph's are not.
   Compiled c = compile(R"(
 graph @resnet_like(%x: f32[1x16x8x8]) -> (%y: f32[1x16x8x8]) {
   %w1 = const f32[16x16x1x1] dense<0.1>
@@ -108,12 +108,15 @@ graph @resnet_like(%x: f32[1x16x8x8]) -> (%y: f32[1x16x8x8]) {
 }
 )",
                        "x86-64-avx512");
-  EXPECT_EQ(layout_of(*c.graph, "ar"), Layout::kRowMajor);
+  EXPECT_EQ(layout_of(*c.graph, "ar"), Layout::kNCHWc);
+  EXPECT_EQ(layout_of(*c.graph, "x"), Layout::kRowMajor);
+  EXPECT_EQ(layout_of(*c.graph, "y"), Layout::kRowMajor);
 }
 
 TEST(LegalizeLayout, AReaderWithoutNchwcKeepsTheValueRowMajor) {
   // %ec is also read by a MaxPool, which has no NCHWc kernel: it stays row-major, so the
-  // depthwise convolution reading it cannot be blocked, nor the values after it.
+  // depthwise convolution reading it cannot be blocked, nor (as the depthwise kernel reads and
+  // writes NCHWc together) its result.
   Compiled c = compile(R"(
 graph @pooled(%x: f32[1x8x8x8]) -> (%y: f32[1x16x8x8], %m: f32[1x16x8x8]) {
   %w1 = const f32[16x8x1x1] dense<0.1>
@@ -150,8 +153,8 @@ graph @twelve(%x: f32[1x8x8x8]) -> (%y: f32[1x8x8x8]) {
 
 TEST(LegalizeLayout, ABroadcastEpilogueOperandKeepsItsKernelRowMajor) {
   // The depthwise result is scaled per channel (a [16x1x1] operand): the blocked epilogue reads
-  // operands at the result's own index only, so that kernel, and with it the region, stays
-  // row-major.
+  // operands at the result's own index only, so that kernel stays row-major, and with it the
+  // image it reads (and writes: a depthwise kernel has NCHWc on both sides or neither).
   Compiled c = compile(R"(
 graph @scaled(%x: f32[1x8x8x8]) -> (%y: f32[1x16x8x8]) {
   %w1 = const f32[16x8x1x1] dense<0.1>

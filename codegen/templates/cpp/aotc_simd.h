@@ -159,12 +159,15 @@ struct V512 {
 #endif
 
 // V, the kernels' vector: the widest the build has. kTileRows: rows of a GEMM register tile.
+// kMaxTileRows: the most rows a tile may have (A layouts whose row tiles divide their rows
+// evenly take up to that many: 14 x 2 accumulators, two B vectors and a broadcast fill the 32
+// zmm registers).
 #if defined(__AVX512F__)
 using V = V512;
-constexpr int kTileRows = 12;
+constexpr int kTileRows = 12, kMaxTileRows = 14;
 #elif defined(__AVX2__) && defined(__FMA__)
 using V = V256;
-constexpr int kTileRows = 6;
+constexpr int kTileRows = 6, kMaxTileRows = 6;
 #else
 #error "aotc_simd.h needs AVX2 and FMA (-mavx2 -mfma) or AVX-512F (-mavx512f)"
 #endif
@@ -335,10 +338,12 @@ AOTC_SIMD_INLINE void tile(const ARows ar, const float* b, const int64_t* off, f
 
 /// How A is read: in place with row stride kLda, or (kPacked) from row panels of kTileRows rows
 /// packed at compile time (the last panel M % kTileRows rows high). rows<MR, K>(a, r, k0): the
-/// MR rows of row tile r from column k0 on.
+/// MR rows of row tile r from column k0 on. Every A layout says how many rows its row tiles
+/// have (kRows): kTileRows here, as the packed panels are cut.
 template <bool kPacked, int64_t kLda>
 struct ALayout {
-  static constexpr bool kRowPointers = false;  // A's rows at one pointer
+  static constexpr int kRows = kTileRows;
+  static constexpr bool kPrefetchB = true;  // see gemm
   template <int MR, int64_t K>
   static AOTC_SIMD_INLINE auto rows(const float* a, int64_t r, int64_t k0) {
     constexpr int64_t kAR = kPacked ? 1 : kLda, kAC = kPacked ? MR : 1;
@@ -350,17 +355,21 @@ struct ALayout {
 /// A whose rows are the output pixels of a convolution S (an aotc_simd::ShiftedConv) and whose
 /// columns are its (channel, tap) pairs, read from the padded input in place: pixel q = (oh,
 /// ow) is grid pixel S::grid_at(q) = oh * S::kGridW + ow, and column p is that pixel shifted by
-/// S::kOffsets.at[p]. Row tiles are runs of kTileRows consecutive output pixels, so no grid
-/// column outside the output is computed.
-template <typename S>
+/// S::kOffsets.at[p]. Row tiles are runs of kMR consecutive output pixels (kTileRows, or the
+/// height of pixel_rows_tile, whose tiles may divide the pixels evenly), so no grid column
+/// outside the output is computed.
+template <typename S, int kMR = kTileRows>
 struct PixelRows {
-  static constexpr bool kRowPointers = true;  // A's rows at MR pointers (OffsetRows)
+  static constexpr int kRows = kMR;
+  static_assert(kMR <= kMaxTileRows, "more rows than the registers hold");
+  // A's rows at MR pointers (OffsetRows): whether the tiles prefetch B is S's (see gemm).
+  static constexpr bool kPrefetchB = S::kPrefetchB;
   template <int MR, int64_t K>
   static AOTC_SIMD_INLINE OffsetRows<MR> rows(const float* a, int64_t r, int64_t k0) {
     OffsetRows<MR> o;
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
-      const int64_t q = r * kTileRows + i;
+      const int64_t q = r * kMR + i;
       o.row[i] = a + S::grid_at(q);
     }
     o.off = S::kOffsets.at + k0;
@@ -397,7 +406,7 @@ template <int64_t M, int64_t N, int64_t K, typename A, typename BR, int64_t KB, 
           typename Store>
 AOTC_SIMD_INLINE void tile_at(const float* a, const float* bp, float* partial, Store& store,
                               int64_t r, int64_t j, int64_t k0, Prefetch pf = {}) {
-  constexpr int MR = kTileRows, NR = kTileCols;
+  constexpr int MR = A::kRows, NR = kTileCols;
   constexpr int64_t kFullPanels = N / NR, kFullRows = M / MR;
   constexpr int kTailCols = static_cast<int>(N % NR), kTailRows = static_cast<int>(M % MR);
   constexpr bool kS = BR::kShifted;
@@ -438,16 +447,18 @@ AOTC_SIMD_INLINE LineRange block_lines(const float* bp, int64_t j, int64_t kb, i
 /// Panels are visited in groups of kGroup, each group by every row tile in turn. With K
 /// blocking (KBlocking<K, kKc>), row tiles go in blocks of kRowBlock, and each block sums one
 /// K block over the whole panel group before the next, panel by panel, keeping its running
-/// sums in `partial` (kRowBlock x kGroup tiles of kTileRows x kTileCols floats; unused without
+/// sums in `partial` (kRowBlock x kGroup tiles of A::kRows x kTileCols floats; unused without
 /// K blocking).
 template <int64_t M, int64_t N, int64_t K, typename A, int64_t kGroup, int64_t kKc,
           int64_t kRowBlock, typename BR = PackedRows, typename Store>
 inline void gemm(const float* a, const float* bp, Store& store, float* partial,
                  int64_t panel_begin, int64_t panel_end, int64_t row_begin, int64_t row_end) {
   using KBs = KBlocking<K, kKc>;
-  // Not with A's rows at MR pointers: the prefetch's pointers and counts spilled them
-  // (ResNet-50's 3x3s at 28 x 28 1.02-1.03x slower).
-  constexpr bool kPrefetchB = !BR::kShifted && !A::kRowPointers;
+  // Packed B only, and as the A layout says: with A's rows at MR pointers into stride-phase
+  // planes (PixelRows<ShiftedConv>) the prefetch's pointers and counts spilled them (ResNet-50's
+  // 3x3s at 28 x 28 1.02-1.03x slower); over NCHWc windows (PixelRows<BlockedWindow>) the
+  // strided K-blocked products gained (ResNet-50's layer4 0.78-0.84x).
+  constexpr bool kPrefetchB = !BR::kShifted && A::kPrefetchB;
   for (int64_t g0 = panel_begin; g0 < panel_end; g0 += kGroup) {
     const int64_t g1 = std::min(panel_end, g0 + kGroup);
     if constexpr (KBs::kBlocks == 1) {
@@ -468,11 +479,11 @@ inline void gemm(const float* a, const float* bp, Store& store, float* partial,
         for (int64_t kb = 0; kb < KBs::kBlocks; ++kb) {
           const int64_t k0 = kb * KBs::kKB;
           // The K block of panel j (KB x kTileCols floats) stays in L1 while the row tiles'
-          // blocks of A (kTileRows x KB each) stream from L2.
+          // blocks of A (A::kRows x KB each) stream from L2.
           for (int64_t j = g0; j < g1; ++j) {
             const int64_t next_j = j + 1 < g1 ? j + 1 : g0, next_kb = j + 1 < g1 ? kb : kb + 1;
             for (int64_t r = rb; r < re; ++r) {
-              float* part = partial + ((r - rb) * kGroup + (j - g0)) * kTileRows * kTileCols;
+              float* part = partial + ((r - rb) * kGroup + (j - g0)) * A::kRows * kTileCols;
               // Packed B panels are mostly weights, read from DRAM once per run: the row tiles
               // prefetch the next block into L2, a share each, and the first tile of a block
               // its own lines into L1 ahead of its loads (ResNet-50's layer4 0.87-0.90x per
@@ -501,7 +512,7 @@ inline void gemm(const float* a, const float* bp, Store& store, float* partial,
 
 /// Number of B panels and of row tiles of a product.
 constexpr int64_t panels(int64_t n) { return (n + kTileCols - 1) / kTileCols; }
-constexpr int64_t row_tiles(int64_t m) { return (m + kTileRows - 1) / kTileRows; }
+constexpr int64_t row_tiles(int64_t m, int rows = kTileRows) { return (m + rows - 1) / rows; }
 
 /// Packs B panels [panel_begin, panel_end) of a row-major K x N matrix (row stride kLdb) into
 /// `dst`, panel j at dst + (j - panel_begin) * kTileCols * K.

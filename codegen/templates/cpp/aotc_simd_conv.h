@@ -194,6 +194,8 @@ struct ShiftedConv {
   static constexpr Offsets kOffsets = make_offsets();
   static constexpr int64_t kIH = IH, kIW = IW, kPH = PH, kPW = PW, kC = C, kSH = SH, kSW = SW;
   static constexpr int64_t kOW = OW, kPixels = OH * OW;
+  /// Whether the tiles of PixelRows over these planes prefetch B (see gemm): no.
+  static constexpr bool kPrefetchB = false;
   /// Grid position of output pixel q = oh * OW + ow (the transposed order's rows).
   static constexpr int64_t grid_at(int64_t q) { return q / OW * kGridW + q % OW; }
 };
@@ -323,9 +325,12 @@ static_assert(kLanes % kChannelBlock == 0, "a vector holds whole channel blocks"
 /// A whose rows are the pixels of an NCHWc image and whose columns are its channels, read in
 /// place (a 1x1 convolution with unit strides): A(q, c) = x[c / 8][q][c % 8], the channel block
 /// planes kPlane pixels apart. A row tile's 8 channels of a block are MR x 8 consecutive floats.
-template <int64_t kPlane>
+/// Row tiles of kMR pixels (see PixelRows).
+template <int64_t kPlane, int kMR = kTileRows>
 struct BlockedPixels {
-  static constexpr bool kRowPointers = false;
+  static constexpr int kRows = kMR;
+  static_assert(kMR <= kMaxTileRows, "more rows than the registers hold");
+  static constexpr bool kPrefetchB = true;  // see gemm
   struct Rows {
     const float* a;  // pixel 0 of the tile, channel 0
     int64_t k0;
@@ -336,7 +341,7 @@ struct BlockedPixels {
   };
   template <int MR, int64_t K>
   static AOTC_SIMD_INLINE Rows rows(const float* a, int64_t r, int64_t k0) {
-    return Rows{a + r * kTileRows * kChannelBlock, k0};
+    return Rows{a + r * kMR * kChannelBlock, k0};
   }
 };
 
@@ -354,6 +359,8 @@ struct BlockedWindow {
                 "every window inside the image");
   static constexpr int64_t kK = C * KH * KW, kPixels = OH * OW;
   static constexpr int64_t kFloats = C * H * W;  // the image read
+  /// Whether the tiles of PixelRows over these windows prefetch B (see gemm): yes.
+  static constexpr bool kPrefetchB = true;
   struct Offsets {
     int64_t at[kK];
   };
@@ -425,7 +432,7 @@ struct BlockedStore {
 
 /// BlockedStore through a fused epilogue: the tile, plus the bias of its columns (`bias`, one
 /// per channel; nullptr for none), is laid out as Y holds it, channel block after block
-/// (MR pixels x 8 floats each, kTileRows x 8 floats apart), and `f(t, ld, i0, j0, rows, cols)`
+/// (MR pixels x 8 floats each, MR x 8 floats apart), and `f(t, ld, i0, j0, rows, cols)`
 /// stores block b's rows x 8 values, from t + b ld on, to Y's consecutive elements from
 /// block j0 / 8 + b, pixel i0 on. A run of contiguous floats per block, which the compiler
 /// vectorises; the element-by-element loop over a tile row's 8-float pieces stayed scalar.
@@ -436,7 +443,7 @@ struct BlockedEpilogueStore {
   template <int MR, int kCols>
   AOTC_SIMD_INLINE void tile(const V::reg (&acc)[MR][vectors(kCols)], int64_t i0, int64_t j0) {
     static_assert(kCols % kChannelBlock == 0, "tiles of whole channel blocks");
-    constexpr int64_t ld = kTileRows * kChannelBlock;
+    constexpr int64_t ld = MR * kChannelBlock;
     alignas(64) float t[kCols / kChannelBlock * ld];
     for (int v = 0; v < vectors(kCols); ++v) {
       const V::reg b = bias ? (v * kLanes + kLanes <= kCols ? V::load(bias + j0 + v * kLanes)
