@@ -21,10 +21,10 @@
 namespace aotc {
 namespace {
 
-/// A kernel the layout concerns: a Conv, alone or as the anchor of a Fused node.
+/// A kernel the layout concerns: a Conv, alone or as the anchor of a Fused node, or a MaxPool.
 struct ConvKernel {
   Node* node = nullptr;            ///< The node of the outer graph.
-  const Node* anchor = nullptr;    ///< The Conv (node itself, or the Fused body's anchor).
+  const Node* anchor = nullptr;    ///< The Conv (node itself, or the Fused body's anchor), or MaxPool.
   int x_operand = -1;              ///< The node's operand that is the Conv's X.
   std::vector<int> full_operands;  ///< Epilogue operands with the result's shape (residuals).
   NchwcConv forms;
@@ -35,6 +35,12 @@ struct ConvKernel {
 std::optional<ConvKernel> conv_kernel(Node& node, int block) {
   ConvKernel k;
   k.node = &node;
+  if (node.op() == "MaxPool") {
+    k.anchor = &node;
+    k.x_operand = 0;
+    k.forms = nchwc_pool_forms(node, block);
+    return k;
+  }
   const Value* w = nullptr;  // the weights as a value of the outer graph
   if (node.op() == "Conv") {
     k.anchor = &node;
@@ -100,6 +106,19 @@ NchwcConv nchwc_conv_forms(const Node& conv, int block) {
   if (out_c < 4 || wd[1] * wd[2] * wd[3] < 4) return forms;
   forms.writes_blocked = true;
   forms.reads_blocked = in_c % block == 0;
+  return forms;
+}
+
+NchwcConv nchwc_pool_forms(const Node& pool, int block) {
+  NchwcConv forms;
+  if (block <= 0 || pool.op() != "MaxPool" || pool.num_outputs() != 1) return forms;
+  const Value* x = pool.input(0);
+  if (x->dtype() != DType::kFloat32 || !is_static(x->shape()) || x->rank() != 4) return forms;
+  const std::vector<int64_t> xd = static_dims(x->shape());
+  // The kernel folds a window's rows into one row of the image on the stack (pool_kernels.cpp).
+  constexpr int64_t kMaxWidth = 1024;
+  if (xd[1] % block != 0 || xd[3] > kMaxWidth) return forms;
+  forms.reads_blocked = forms.writes_blocked = forms.depthwise = true;
   return forms;
 }
 

@@ -18,11 +18,12 @@
 
 namespace aotc {
 
-/// What the NCHWc convolution kernels of a target do for one Conv (the anchor of its kernel).
+/// What the NCHWc kernels of a target do for one Conv (the anchor of its kernel) or MaxPool.
 struct NchwcConv {
   bool writes_blocked = false;  ///< Can store its result in NCHWc.
   bool reads_blocked = false;   ///< Can read its image X in NCHWc.
-  bool depthwise = false;       ///< Reads X in NCHWc only, and then writes NCHWc only.
+  /// Reads X in NCHWc only, and then writes NCHWc only (depthwise convolutions, MaxPool).
+  bool depthwise = false;
 };
 
 /// The NCHWc forms of `conv` on a target with channel block `block` (the codegen follows the
@@ -31,6 +32,11 @@ struct NchwcConv {
 /// rows) write NCHWc whatever their input, and read it whatever their window, stride or
 /// padding; depthwise convolutions read and write it only both at once.
 NchwcConv nchwc_conv_forms(const Node& conv, int block);
+
+/// The NCHWc form of a MaxPool (2-D, f32, static, no Indices, channels a multiple of the
+/// block, rows of at most 1024 pixels): reads and writes NCHWc together, as a depthwise
+/// convolution.
+NchwcConv nchwc_pool_forms(const Node& pool, int block);
 
 /// Blocks the images between convolutions (see above). No-op when the target has no NCHWc
 /// kernels (nchwc_block 0).

@@ -114,35 +114,40 @@ CONV_PATHS = {
 
 # MobileNet-style chains, which the layout pass (passes/legalize_layout.h) keeps in NCHW8c
 # between the stem and the last convolution: x -> stem Conv (c0 channels, k0 x k0, stride s0,
-# padded) + Relu -> 1x1 to c1 + Clip(0, 6) -> depthwise (kernel, strides, dilations, pads, bias,
+# padded) + Relu [-> MaxPool with `pool`'s attributes] -> 1x1 to c1 + Clip(0, 6) -> depthwise (kernel, strides, dilations, pads, bias,
 # after) -> 1x1 back to c0 [+ the stem's result when the shapes match; no bias when `bare`]
 # [-> a 3x3 c0 -> c0 + Relu when `mid`] -> the last Conv to c_out (k x k, stride, pad) + Relu,
 # a graph output, so written row-major. Convolutions other than 1x1s with unit strides read the
 # NCHWc image by windows (of a zero-padded copy when padded).
 # name: (input NCHW, (c0, k0, s0), c1, (kernel, strides, dilations, pads, dw bias, dw after),
-#        c_out, bare, mid, (k, stride, pad) of the last)
+#        c_out, bare, mid, (k, stride, pad) of the last, pool)
 NCHWC = {
     # Planes of 23 x 29 (ragged pixel tiles), 24 channels (a ragged panel on AVX-512).
     # The last a 3x3 with stride 2 reading a padded copy.
     "nchwc_residual": ((1, 3, 23, 29), (16, 3, 1), 48,
-                       ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"), 24, False, False, (3, 2, 1)),
+                       ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"), 24, False, False, (3, 2, 1),
+                       None),
     # Stride 2 twice down to 7 x 7; no residual (the plane changes), a projection without bias
     # (BlockedStore).
     "nchwc_s2_to_7x7": ((1, 8, 28, 28), (32, 3, 2), 64,
-                        ((3, 3), (2, 2), (1, 1), (1, 1, 1, 1), True, "clip6"), 16, True, False, (1, 1, 0)),
+                        ((3, 3), (2, 2), (1, 1), (1, 1, 1, 1), True, "clip6"), 16, True, False, (1, 1, 0),
+                        None),
     # Batch 2, a dilated 5x5 depthwise without bias or activation (its rows stored directly), a
     # projection without bias before its residual.
     "nchwc_dw5x5_dilated_batch2": ((2, 5, 19, 17), (8, 5, 1), 24,
                                    ((5, 5), (1, 1), (2, 2), (4, 4, 4, 4), False, None), 8, True, False,
-                                   (1, 1, 0)),
+                                   (1, 1, 0), None),
     # Odd depthwise geometry: 3x2 taps, strides 2 x 1, asymmetric pads, every column at an edge;
-    # a 3x3 between two NCHWc images (windows of a padded copy, NCHWc result).
+    # a 3x3 between two NCHWc images (windows of a padded copy, NCHWc result); a MaxPool with
+    # ceil_mode whose last windows run past the padding (3x3, stride 2, pads 1 over 11 x 6).
     "nchwc_dw3x2_asym": ((1, 4, 11, 6), (8, 3, 1), 16,
-                         ((3, 2), (2, 1), (1, 1), (0, 1, 2, 0), True, "clip6"), 8, False, True, (1, 1, 0)),
-    # Enough work to be split among threads everywhere (stem, 1x1s, depthwise by channel blocks);
-    # the last a 1x1 with stride 2 (windows read in place).
-    "nchwc_threads": ((1, 3, 64, 64), (32, 3, 2), 96,
-                      ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"), 32, False, False, (1, 2, 0)),
+                         ((3, 2), (2, 1), (1, 1), (0, 1, 2, 0), True, "clip6"), 8, False, True, (1, 1, 0),
+                         dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)),
+    # Enough work to be split among threads everywhere (stem, ResNet's 3x3 stride-2 MaxPool,
+    # 1x1s, depthwise by channel blocks); the last a 1x1 with stride 2 (windows read in place).
+    "nchwc_threads": ((1, 3, 128, 128), (32, 3, 2), 96,
+                      ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"), 32, False, False, (1, 2, 0),
+                      dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
 }
 
 # The NCHWc kernels, each named by what its generated code calls.
@@ -155,6 +160,7 @@ NCHWC_PATHS = {
     "NCHWc input, row-major result": "Y row-major (tiles transposed)",
     "NCHWc input by windows of a padded copy": "input by windows of a zero-padded copy",
     "NCHWc input by windows in place": "input by windows, in place",
+    "MaxPool over NCHWc": "MaxPool over NCHW8c images",
 }
 
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).
@@ -251,13 +257,16 @@ def build_model(rng):
         nodes.append(helper.make_node("Relu", [x], [name], name=name))
         return name
 
-    for name, (shape, (c0, k0, s0), c1, dw, c_out, bare, mid, last) in NCHWC.items():
+    for name, (shape, (c0, k0, s0), c1, dw, c_out, bare, mid, last, pool) in NCHWC.items():
         kernel, strides, dil, pads, dw_bias, dw_after = dw
         x = f"{name}_x"
         inputs.append(helper.make_tensor_value_info(x, TensorProto.FLOAT, list(shape)))
         feeds[x] = rng.standard_normal(shape).astype(np.float32)
         stem = relu(f"{name}_stem", conv(f"{name}_stem_conv", x, (c0, shape[1], k0, k0),
                                          strides=[s0, s0], pads=[k0 // 2] * 4))
+        if pool:
+            nodes.append(helper.make_node("MaxPool", [stem], [f"{name}_pool"], name=f"{name}_pool", **pool))
+            stem = f"{name}_pool"
         expand = clip6(f"{name}_expand", conv(f"{name}_expand_conv", stem, (c1, c0, 1, 1)))
         d = conv(f"{name}_dw_conv", expand, (c1, 1) + kernel, bias=dw_bias, group=c1,
                  kernel_shape=list(kernel), strides=list(strides), dilations=list(dil), pads=list(pads))
