@@ -76,6 +76,16 @@ std::pair<int64_t, int64_t> interior_columns(const WindowGeometry& g) {
 /// inner); MaxPool folds the window's input rows into one row first and then takes kKW taps of
 /// it (separable). The maximum keeps its `v > best` rule, so in both the results are
 /// bit-identical to the general kernel's. Planes are split among threads.
+/// The extents, strides, dilations and leading pads of a 2-D window as named constants.
+void emit_window_constants_2d(CodeWriter& w, const WindowGeometry& g) {
+  w.line("constexpr int64_t kInH = {}, kInW = {}, kOutH = {}, kOutW = {};", g.input[0], g.input[1],
+         g.output[0], g.output[1]);
+  w.line("constexpr int64_t kKH = {}, kKW = {}, kStrideH = {}, kStrideW = {};", g.kernel[0],
+         g.kernel[1], g.strides[0], g.strides[1]);
+  w.line("constexpr int64_t kDilationH = {}, kDilationW = {}, kPadH = {}, kPadW = {};",
+         g.dilations[0], g.dilations[1], g.pad_begin[0], g.pad_begin[1]);
+}
+
 Status emit_row_window_pool(CppKernel& k, PoolKind kind, const WindowGeometry& g) {
   const Node& node = k.node;
   const TensorType& x = node.input(0)->type();
@@ -90,12 +100,7 @@ Status emit_row_window_pool(CppKernel& k, PoolKind kind, const WindowGeometry& g
          : include_pad          ? ", dividing by the taps inside the padded input"
                                 : ", dividing by the taps inside the input");
   w.line("constexpr int64_t kPlanes = {};  // batch x channels", xd[0] * xd[1]);
-  w.line("constexpr int64_t kInH = {}, kInW = {}, kOutH = {}, kOutW = {};", g.input[0], g.input[1],
-         g.output[0], g.output[1]);
-  w.line("constexpr int64_t kKH = {}, kKW = {}, kStrideH = {}, kStrideW = {};", g.kernel[0],
-         g.kernel[1], g.strides[0], g.strides[1]);
-  w.line("constexpr int64_t kDilationH = {}, kDilationW = {}, kPadH = {}, kPadW = {};",
-         g.dilations[0], g.dilations[1], g.pad_begin[0], g.pad_begin[1]);
+  emit_window_constants_2d(w, g);
   if (kind == PoolKind::kAverage && include_pad)
     w.line("constexpr int64_t kPadEndH = {};  // trailing pad", g.pad_end[0]);
   w.line("constexpr int64_t kInteriorBegin = {}, kInteriorEnd = {};  // columns whose windows lie "
@@ -244,12 +249,7 @@ Status emit_blocked_max_pool(CppKernel& k, const WindowGeometry& g) {
          block, x.to_string(), k.result(0)->type().to_string(), block);
   w.line("constexpr int64_t kB = {}, kBlocks = {};  // channels per block; batch x channel blocks", block,
          xd[0] * xd[1] / block);
-  w.line("constexpr int64_t kInH = {}, kInW = {}, kOutH = {}, kOutW = {};", g.input[0], g.input[1],
-         g.output[0], g.output[1]);
-  w.line("constexpr int64_t kKH = {}, kKW = {}, kStrideH = {}, kStrideW = {};", g.kernel[0],
-         g.kernel[1], g.strides[0], g.strides[1]);
-  w.line("constexpr int64_t kDilationH = {}, kDilationW = {}, kPadH = {}, kPadW = {};",
-         g.dilations[0], g.dilations[1], g.pad_begin[0], g.pad_begin[1]);
+  emit_window_constants_2d(w, g);
   const int parts = open_split_loop(k, "b", "kBlocks", "channel blocks", xd[0] * xd[1] / block,
                                     g.input[0] * g.input[1] * block);
   w.line("const float* AOTC_RESTRICT x = {} + b * kInH * kInW * kB;", k.in[0]);

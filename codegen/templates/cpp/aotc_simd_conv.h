@@ -12,6 +12,22 @@
 
 namespace aotc_simd {
 
+/// The offsets of the K = C x KH x KW columns (channel, tap row, tap column) of a convolution's
+/// im2col matrix in the memory the GEMM reads, column (c, kh, kw) at offset(c, kh, kw): a table
+/// computed at compile time (ShiftedConv, BlockedWindow).
+template <int64_t K>
+struct ColumnOffsets {
+  int64_t at[K];
+};
+template <int64_t C, int64_t KH, int64_t KW, typename F>
+constexpr ColumnOffsets<C * KH * KW> column_offsets(F offset) {
+  ColumnOffsets<C * KH * KW> o{};
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw) o.at[(c * KH + kh) * KW + kw] = offset(c, kh, kw);
+  return o;
+}
+
 /// 2-D convolution geometry of one group: C input channels of IH x IW, KH x KW taps, strides,
 /// dilations, leading pads, OH x OW outputs.
 template <int64_t C, int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t SH, int64_t SW,
@@ -179,19 +195,10 @@ struct ShiftedConv {
   /// Floats of the padded copy: the planes, then zeros for the widest shift of the last pixel.
   static constexpr int64_t kPlanesFloats = C * kPhasesH.count * kPhasesW.count * kPlane;
   static constexpr int64_t kPaddedFloats = kPlanesFloats + (KW - 1) * DW / SW;
-  struct Offsets {
-    int64_t at[kK];
-  };
-  static constexpr Offsets make_offsets() {
-    Offsets o{};
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t kh = 0; kh < KH; ++kh)
-        for (int64_t kw = 0; kw < KW; ++kw)
-          o.at[(c * KH + kh) * KW + kw] = plane_at(c, kh * DH % SH, kw * DW % SW) +
-                                          kh * DH / SH * kGridW + kw * DW / SW;
-    return o;
-  }
-  static constexpr Offsets kOffsets = make_offsets();
+  static constexpr ColumnOffsets<kK> kOffsets =
+      column_offsets<C, KH, KW>([](int64_t c, int64_t kh, int64_t kw) {
+        return plane_at(c, kh * DH % SH, kw * DW % SW) + kh * DH / SH * kGridW + kw * DW / SW;
+      });
   static constexpr int64_t kIH = IH, kIW = IW, kPH = PH, kPW = PW, kC = C, kSH = SH, kSW = SW;
   static constexpr int64_t kOW = OW, kPixels = OH * OW;
   /// Whether the tiles of PixelRows over these planes prefetch B (see gemm): no.
@@ -361,19 +368,11 @@ struct BlockedWindow {
   static constexpr int64_t kFloats = C * H * W;  // the image read
   /// Whether the tiles of PixelRows over these windows prefetch B (see gemm): yes.
   static constexpr bool kPrefetchB = true;
-  struct Offsets {
-    int64_t at[kK];
-  };
-  static constexpr Offsets make_offsets() {
-    Offsets o{};
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t kh = 0; kh < KH; ++kh)
-        for (int64_t kw = 0; kw < KW; ++kw)
-          o.at[(c * KH + kh) * KW + kw] = c / kChannelBlock * H * W * kChannelBlock +
-                                          (kh * DH * W + kw * DW) * kChannelBlock + c % kChannelBlock;
-    return o;
-  }
-  static constexpr Offsets kOffsets = make_offsets();
+  static constexpr ColumnOffsets<kK> kOffsets =
+      column_offsets<C, KH, KW>([](int64_t c, int64_t kh, int64_t kw) {
+        return c / kChannelBlock * H * W * kChannelBlock + (kh * DH * W + kw * DW) * kChannelBlock +
+               c % kChannelBlock;
+      });
   /// Where output pixel q's window starts (floats from the image's start, channel 0).
   static constexpr int64_t grid_at(int64_t q) {
     return (q / OW * SH * W + q % OW * SW) * kChannelBlock;
