@@ -22,18 +22,18 @@ namespace aotc {
 namespace {
 
 /// A kernel the layout concerns: a Conv, alone or as the anchor of a Fused node, or a MaxPool.
-struct ConvKernel {
+struct NchwcKernel {
   Node* node = nullptr;            ///< The node of the outer graph.
   const Node* anchor = nullptr;    ///< The Conv (node itself, or the Fused body's anchor), or MaxPool.
   int x_operand = -1;              ///< The node's operand that is the Conv's X.
   std::vector<int> full_operands;  ///< Epilogue operands with the result's shape (residuals).
-  NchwcConv forms;
+  NchwcForms forms;
 };
 
 /// The Conv kernel `node` is, or nullopt (another op, or a Fused epilogue the blocked kernels
 /// cannot index: an operand broadcast along some axis, or a result of another element type).
-std::optional<ConvKernel> conv_kernel(Node& node, int block) {
-  ConvKernel k;
+std::optional<NchwcKernel> nchwc_kernel(Node& node, int block) {
+  NchwcKernel k;
   k.node = &node;
   if (node.op() == "MaxPool") {
     k.anchor = &node;
@@ -71,9 +71,9 @@ std::optional<ConvKernel> conv_kernel(Node& node, int block) {
   }
   k.forms = nchwc_conv_forms(*k.anchor, block);
   // The GEMM with pixels as rows reads its weights packed at compile time: a constant only it
-  // reads (codegen's packed_weight).
+  // reads (codegen's packed_weight). The depthwise kernel gathers its own.
   const bool packable = w && w->is_constant() && w->uses().size() == 1;
-  if (!k.forms.depthwise && !packable) k.forms = NchwcConv{};
+  if (!k.forms.together && !packable) k.forms = NchwcForms{};
   return k;
 }
 
@@ -83,8 +83,8 @@ bool is_graph_output(const Graph& g, const Value* v) {
 
 }  // namespace
 
-NchwcConv nchwc_conv_forms(const Node& conv, int block) {
-  NchwcConv forms;
+NchwcForms nchwc_conv_forms(const Node& conv, int block) {
+  NchwcForms forms;
   if (block <= 0 || conv.op() != "Conv") return forms;
   const Value* x = conv.input(0);
   const Value* w = conv.input(1);
@@ -98,8 +98,8 @@ NchwcConv nchwc_conv_forms(const Node& conv, int block) {
   if (out_c % block != 0) return forms;
   if (group > 1) {
     // Depthwise: one input and one output channel per group.
-    forms.depthwise = group == in_c && group == out_c && wd[1] == 1 && in_c % block == 0;
-    forms.reads_blocked = forms.writes_blocked = forms.depthwise;
+    forms.together = group == in_c && group == out_c && wd[1] == 1 && in_c % block == 0;
+    forms.reads_blocked = forms.writes_blocked = forms.together;
     return forms;
   }
   // The GEMM with pixels as rows: enough channels and taps to fill its register tiles.
@@ -109,8 +109,8 @@ NchwcConv nchwc_conv_forms(const Node& conv, int block) {
   return forms;
 }
 
-NchwcConv nchwc_pool_forms(const Node& pool, int block) {
-  NchwcConv forms;
+NchwcForms nchwc_pool_forms(const Node& pool, int block) {
+  NchwcForms forms;
   if (block <= 0 || pool.op() != "MaxPool" || pool.num_outputs() != 1) return forms;
   const Value* x = pool.input(0);
   if (x->dtype() != DType::kFloat32 || !is_static(x->shape()) || x->rank() != 4) return forms;
@@ -118,7 +118,7 @@ NchwcConv nchwc_pool_forms(const Node& pool, int block) {
   // The kernel folds a window's rows into one row of the image on the stack (pool_kernels.cpp).
   constexpr int64_t kMaxWidth = 1024;
   if (xd[1] % block != 0 || xd[3] > kMaxWidth) return forms;
-  forms.reads_blocked = forms.writes_blocked = forms.depthwise = true;
+  forms.reads_blocked = forms.writes_blocked = forms.together = true;
   return forms;
 }
 
@@ -127,10 +127,10 @@ Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStat
   if (block <= 0) return false;
   // Kernels by node; the sets below are ordered by address, but the result does not depend on
   // the order (the largest consistent set is unique, and so are its regions).
-  std::map<const Node*, ConvKernel> kernels;
+  std::map<const Node*, NchwcKernel> kernels;
   for (Node* n : graph.nodes())
-    if (std::optional<ConvKernel> k = conv_kernel(*n, block)) kernels.emplace(n, *k);
-  auto kernel_of = [&](const Node* n) -> const ConvKernel* {
+    if (std::optional<NchwcKernel> k = nchwc_kernel(*n, block)) kernels.emplace(n, *k);
+  auto kernel_of = [&](const Node* n) -> const NchwcKernel* {
     auto it = kernels.find(n);
     return it == kernels.end() ? nullptr : &it->second;
   };
@@ -147,18 +147,18 @@ Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStat
       const Value* v = *it;
       bool ok = true;
       for (const Use& use : v->uses()) {
-        const ConvKernel* reader = kernel_of(use.user);
+        const NchwcKernel* reader = kernel_of(use.user);
         const bool reader_blocked = reader && blocked.count(reader->node->output(0));
         if (reader && use.operand_index == reader->x_operand && reader->forms.reads_blocked &&
-            (!reader->forms.depthwise || reader_blocked))
+            (!reader->forms.together || reader_blocked))
           continue;
         if (reader && reader_blocked &&
             std::count(reader->full_operands.begin(), reader->full_operands.end(), use.operand_index))
           continue;
         ok = false;
       }
-      const ConvKernel& producer = *kernel_of(v->producer());
-      if (producer.forms.depthwise && !blocked.count(producer.node->input(producer.x_operand)))
+      const NchwcKernel& producer = *kernel_of(v->producer());
+      if (producer.forms.together && !blocked.count(producer.node->input(producer.x_operand)))
         ok = false;
       for (int i : producer.full_operands)
         if (!blocked.count(producer.node->input(i))) ok = false;

@@ -19,11 +19,11 @@
 namespace aotc {
 
 /// What the NCHWc kernels of a target do for one Conv (the anchor of its kernel) or MaxPool.
-struct NchwcConv {
+struct NchwcForms {
   bool writes_blocked = false;  ///< Can store its result in NCHWc.
   bool reads_blocked = false;   ///< Can read its image X in NCHWc.
-  /// Reads X in NCHWc only, and then writes NCHWc only (depthwise convolutions, MaxPool).
-  bool depthwise = false;
+  /// Reads X in NCHWc only together with writing NCHWc (depthwise convolutions, MaxPool).
+  bool together = false;
 };
 
 /// The NCHWc forms of `conv` on a target with channel block `block` (the codegen follows the
@@ -31,12 +31,12 @@ struct NchwcConv {
 /// counts are multiples of the block. Group-1 convolutions (computed with output pixels as GEMM
 /// rows) write NCHWc whatever their input, and read it whatever their window, stride or
 /// padding; depthwise convolutions read and write it only both at once.
-NchwcConv nchwc_conv_forms(const Node& conv, int block);
+NchwcForms nchwc_conv_forms(const Node& conv, int block);
 
 /// The NCHWc form of a MaxPool (2-D, f32, static, no Indices, channels a multiple of the
 /// block, rows of at most 1024 pixels): reads and writes NCHWc together, as a depthwise
 /// convolution.
-NchwcConv nchwc_pool_forms(const Node& pool, int block);
+NchwcForms nchwc_pool_forms(const Node& pool, int block);
 
 /// Blocks the images between convolutions (see above). No-op when the target has no NCHWc
 /// kernels (nchwc_block 0).

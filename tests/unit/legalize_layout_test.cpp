@@ -188,8 +188,8 @@ graph @forms(%x: f32[1x16x9x9], %z: f32[1x12x9x9]) -> (%a: f32[1x16x9x9], %b: f3
   ASSERT_TRUE(g.has_value()) << g.status().message();
   auto forms = [&](const char* v) { return nchwc_conv_forms(*(*g)->find_value(v)->producer(), 8); };
   for (const char* v : {"a", "b", "c"})  // a 1x1, a strided 1x1, a padded 3x3
-    EXPECT_TRUE(forms(v).reads_blocked && forms(v).writes_blocked && !forms(v).depthwise) << v;
-  EXPECT_TRUE(forms("d").depthwise && forms("d").reads_blocked && forms("d").writes_blocked);
+    EXPECT_TRUE(forms(v).reads_blocked && forms(v).writes_blocked && !forms(v).together) << v;
+  EXPECT_TRUE(forms("d").together && forms("d").reads_blocked && forms("d").writes_blocked);
   EXPECT_TRUE(!forms("e").reads_blocked && forms("e").writes_blocked);  // 12 channels in
   EXPECT_TRUE(!forms("f").reads_blocked && !forms("f").writes_blocked);  // 12 channels out
   EXPECT_FALSE(nchwc_conv_forms(*(*g)->find_value("a")->producer(), 0).writes_blocked);
