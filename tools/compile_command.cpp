@@ -15,6 +15,7 @@ struct CompileArgs {
   CompileOptions options;
   ImportFlags import;
   std::string arena_limit;
+  bool plain_layout = false;  ///< --plain-layout: PipelineOptions::blocked_layouts off
 };
 
 /// "1048576", "512K", "4M", "1G" (binary multiples, an optional trailing "B" or "iB").
@@ -46,6 +47,7 @@ void run_compile(CompileArgs& args) {
   Expected<frontend::ImportOptions> import = args.import.resolve();
   if (!import.has_value()) fail(import.status());
   o.import = std::move(*import);
+  o.pipeline.blocked_layouts = !args.plain_layout;
   if (!args.arena_limit.empty()) {
     Expected<int64_t> limit = parse_byte_count(args.arena_limit);
     if (!limit.has_value()) fail(limit.status());
@@ -97,7 +99,7 @@ void add_compile_command(CLI::App& app) {
                   "Print the IR to stderr after the named pass, or after all (repeatable)")
       ->allow_extra_args(false);
   cmd->add_flag("--verify-each", o.pipeline.verify_each, "Verify the graph after every pass");
-  cmd->add_flag("--plain-layout{false}", o.pipeline.blocked_layouts,
+  cmd->add_flag("--plain-layout", args->plain_layout,
                 "Keep every image row-major (NCHW): no NCHWc regions on the targets that have them");
   cmd->add_option(
          "--arena-limit", args->arena_limit,
