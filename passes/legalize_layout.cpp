@@ -21,10 +21,10 @@
 namespace aotc {
 namespace {
 
-/// A kernel the layout concerns: a Conv, alone or as the anchor of a Fused node, or a MaxPool.
+/// A kernel the layout concerns: a Conv, alone or as the anchor of a Fused node, or a pooling.
 struct NchwcKernel {
   Node* node = nullptr;            ///< The node of the outer graph.
-  const Node* anchor = nullptr;    ///< The Conv (node itself, or the Fused body's anchor), or MaxPool.
+  const Node* anchor = nullptr;    ///< The Conv (node itself, or the Fused body's anchor), or the pool.
   int x_operand = -1;              ///< The node's operand that is the Conv's X.
   std::vector<int> full_operands;  ///< Epilogue operands with the result's shape (residuals).
   NchwcForms forms;
@@ -35,7 +35,7 @@ struct NchwcKernel {
 std::optional<NchwcKernel> nchwc_kernel(Node& node, int block) {
   NchwcKernel k;
   k.node = &node;
-  if (node.op() == "MaxPool") {
+  if (node.op() == "MaxPool" || node.op() == "GlobalAveragePool" || node.op() == "GlobalMaxPool") {
     k.anchor = &node;
     k.x_operand = 0;
     k.forms = nchwc_pool_forms(node, block);
@@ -111,10 +111,16 @@ NchwcForms nchwc_conv_forms(const Node& conv, int block) {
 
 NchwcForms nchwc_pool_forms(const Node& pool, int block) {
   NchwcForms forms;
-  if (block <= 0 || pool.op() != "MaxPool" || pool.num_outputs() != 1) return forms;
+  const bool global = pool.op() == "GlobalAveragePool" || pool.op() == "GlobalMaxPool";
+  if (block <= 0 || (pool.op() != "MaxPool" && !global) || pool.num_outputs() != 1) return forms;
   const Value* x = pool.input(0);
   if (x->dtype() != DType::kFloat32 || !is_static(x->shape()) || x->rank() != 4) return forms;
   const std::vector<int64_t> xd = static_dims(x->shape());
+  if (global) {
+    // Its N x C x 1 x 1 result is the same memory in either layout: it is left row-major.
+    forms.reads_blocked = xd[1] % block == 0;
+    return forms;
+  }
   // The kernel folds a window's rows into one row of the image on the stack (pool_kernels.cpp).
   constexpr int64_t kMaxWidth = 1024;
   if (xd[1] % block != 0 || xd[3] > kMaxWidth) return forms;

@@ -7,8 +7,9 @@
 /// transposes its stores.
 ///
 /// The boundaries of a blocked region need no reorder nodes: a convolution computed with output
-/// pixels as its GEMM rows reads a row-major image and writes a blocked one (the stem), and a
-/// 1x1 reads a blocked image and writes a row-major one (the last layer before pooling). A value
+/// pixels as its GEMM rows reads a row-major image and writes a blocked one (the stem), a 1x1
+/// reads a blocked image and writes a row-major one, and a global pooling reads a blocked image
+/// and writes a row-major vector (ResNet's last stage stays blocked up to its pooling). A value
 /// is blocked only when its producer can write it so and every reader can read it so; what cannot
 /// stays row-major, so graph inputs and outputs and every other kernel see row-major values only.
 #include "graph/graph.h"
@@ -35,7 +36,8 @@ NchwcForms nchwc_conv_forms(const Node& conv, int block);
 
 /// The NCHWc form of a MaxPool (2-D, f32, static, no Indices, channels a multiple of the
 /// block, rows of at most 1024 pixels): reads and writes NCHWc together, as a depthwise
-/// convolution.
+/// convolution. GlobalAveragePool and GlobalMaxPool (4-D, f32, static, whole channel blocks)
+/// read NCHWc and write their N x C x 1 x 1 result row-major.
 NchwcForms nchwc_pool_forms(const Node& pool, int block);
 
 /// Blocks the images between convolutions (see above). No-op when the target has no NCHWc

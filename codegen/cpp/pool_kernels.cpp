@@ -419,11 +419,51 @@ Status emit_window_pool(CppKernel& k, PoolKind kind) {
   return Status::ok();
 }
 
+/// GlobalAveragePool / GlobalMaxPool of an NCHW8c image (the layout pass lets the last
+/// convolution before the pooling write NCHWc, so that ResNet's last stage stays blocked): each
+/// block's pixels are summed (or compared) as 8-channel vectors, in double for the mean as the
+/// row-major kernel. Y, N x C x 1 x 1, is the same memory in either layout: it is written
+/// row-major.
+Status emit_blocked_global_pool(CppKernel& k, PoolKind kind) {
+  const Node& node = k.node;
+  const TensorType& x = node.input(0)->type();
+  const std::vector<int64_t> xd = static_dims(x.shape);
+  const int64_t block = x.channel_block;
+  if (x.dtype != DType::kFloat32 || xd.size() != 4 || block <= 0 || xd[1] % block != 0 ||
+      k.result(0)->type().layout == Layout::kNCHWc)
+    return internal_error("{}: an NCHWc global pool needs a 4-D f32 image, whole channel blocks and a "
+                          "row-major result", node.describe());
+  CodeWriter& w = k.w;
+  w.line("// {} over an NCHW{}c image: X {} -> Y {}, per block of {} channels, pixel by pixel.", node.op(),
+         block, x.to_string(), k.result(0)->type().to_string(), block);
+  w.line("constexpr int64_t kB = {}, kBlocks = {}, kPlaneSize = {};  // batch x channel blocks", block,
+         xd[0] * xd[1] / block, xd[2] * xd[3]);
+  w.open("for (int64_t b = 0; b < kBlocks; ++b)");
+  w.line("const float* AOTC_RESTRICT x = {} + b * kPlaneSize * kB;", k.in[0]);
+  w.line("float* AOTC_RESTRICT y = {} + b * kB;", k.out[0]);
+  if (kind == PoolKind::kAverage) {
+    w.line("double sum[kB] = {{}};");
+    w.line("for (int64_t i = 0; i < kPlaneSize; ++i)");
+    w.line("  for (int64_t c = 0; c < kB; ++c) sum[c] += x[i * kB + c];");
+    w.line("for (int64_t c = 0; c < kB; ++c) y[c] = static_cast<float>(sum[c] / kPlaneSize);");
+  } else {
+    // From the lowest value up, as the row-major kernel (so NaNs are skipped the same way).
+    w.line("float best[kB];");
+    w.line("for (int64_t c = 0; c < kB; ++c) best[c] = {};", lowest(DType::kFloat32));
+    w.line("for (int64_t i = 0; i < kPlaneSize; ++i)");
+    w.line("  for (int64_t c = 0; c < kB; ++c) best[c] = x[i * kB + c] > best[c] ? x[i * kB + c] : best[c];");
+    w.line("for (int64_t c = 0; c < kB; ++c) y[c] = best[c];");
+  }
+  w.close();
+  return Status::ok();
+}
+
 Status emit_global_pool(CppKernel& k, PoolKind kind) {
   const Node& node = k.node;
   const TensorType& x = node.input(0)->type();
   if (!is_static(x.shape))
     return unsupported("{}: code generation needs static shapes, X is {}", node.describe(), x.to_string());
+  if (x.layout == Layout::kNCHWc) return emit_blocked_global_pool(k, kind);
   const std::vector<int64_t> xd = static_dims(x.shape);
   const DType t = x.dtype;
   // The mean sums a whole plane; double keeps large planes (112x112 and up) exact enough.

@@ -150,6 +150,15 @@ NCHWC = {
                       dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
 }
 
+# ResNet's end, which the layout pass keeps in NCHW8c up to the global pooling: x -> stem 3x3
+# to c0 + Relu -> 1x1 c0 -> c0 + the stem's result + Relu -> the pooling, a graph output (its
+# N x C x 1 x 1 result row-major).
+# name: (input NCHW, c0, pooling op)
+NCHWC_GLOBAL_POOL = {
+    "nchwc_global_average": ((1, 5, 9, 11), 24, "GlobalAveragePool"),
+    "nchwc_global_max_batch2": ((2, 3, 7, 7), 16, "GlobalMaxPool"),
+}
+
 # The NCHWc kernels, each named by what its generated code calls.
 NCHWC_PATHS = {
     "depthwise over NCHWc, through an epilogue": "aotc_simd::depthwise_blocked<Geometry, false>",
@@ -161,6 +170,7 @@ NCHWC_PATHS = {
     "NCHWc input by windows of a padded copy": "input by windows of a zero-padded copy",
     "NCHWc input by windows in place": "input by windows, in place",
     "MaxPool over NCHWc": "MaxPool over NCHW8c images",
+    "global pooling of NCHWc": "Pool over an NCHW8c image",
 }
 
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).
@@ -280,6 +290,17 @@ def build_model(rng):
             project = relu(f"{name}_mid", conv(f"{name}_mid_conv", project, (c0, c0, 3, 3), pads=[1] * 4))
         k, stride, pad = last
         relu(name, conv(f"{name}_last", project, (c_out, c0, k, k), strides=[stride] * 2, pads=[pad] * 4))
+        outputs.append(name)
+
+    for name, (shape, c0, op) in NCHWC_GLOBAL_POOL.items():
+        x = f"{name}_x"
+        inputs.append(helper.make_tensor_value_info(x, TensorProto.FLOAT, list(shape)))
+        feeds[x] = rng.standard_normal(shape).astype(np.float32)
+        stem = relu(f"{name}_stem", conv(f"{name}_stem_conv", x, (c0, shape[1], 3, 3), pads=[1] * 4))
+        last = conv(f"{name}_last", stem, (c0, c0, 1, 1))
+        nodes.append(helper.make_node("Add", [last, stem], [f"{name}_residual"], name=f"{name}_residual"))
+        pooled = relu(f"{name}_relu", f"{name}_residual")
+        nodes.append(helper.make_node(op, [pooled], [name], name=name))
         outputs.append(name)
 
     for name, (a_shape, b_shape) in MATMUL.items():

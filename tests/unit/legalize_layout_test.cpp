@@ -130,6 +130,24 @@ graph @pooled(%x: f32[1x8x8x8]) -> (%y: f32[1x16x8x8], %m: f32[1x16x8x8]) {
   for (const Value* v : c.graph->values()) EXPECT_EQ(v->type().layout, Layout::kRowMajor) << v->name();
 }
 
+TEST(LegalizeLayout, GlobalPoolingReadsNchwcAndWritesRowMajor) {
+  // ResNet's end: the last convolution writes NCHW8c for the global poolings, whose
+  // N x C x 1 x 1 results (the same memory in either layout) stay row-major.
+  Compiled c = compile(R"(
+graph @pooled(%x: f32[1x8x8x8]) -> (%p: f32[1x16x1x1], %q: f32[1x16x1x1]) {
+  %w1 = const f32[16x8x1x1] dense<0.1>
+  %a = Conv(%x, %w1) : f32[1x16x8x8]
+  %ar = Relu(%a) : f32[1x16x8x8]
+  %p = GlobalAveragePool(%ar) : f32[1x16x1x1]
+  %q = GlobalMaxPool(%ar) : f32[1x16x1x1]
+  return %p, %q
+}
+)",
+                       "x86-64-avx512");
+  EXPECT_EQ(layout_of(*c.graph, "ar"), Layout::kNCHWc);
+  for (const char* v : {"x", "p", "q"}) EXPECT_EQ(layout_of(*c.graph, v), Layout::kRowMajor) << v;
+}
+
 TEST(LegalizeLayout, ChannelsNotAMultipleOfTheBlockStayRowMajor) {
   Compiled c = compile(R"(
 graph @twelve(%x: f32[1x8x8x8]) -> (%y: f32[1x8x8x8]) {
