@@ -81,8 +81,16 @@ Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
   const int64_t panels = (n + tile.nr - 1) / tile.nr;
   const int64_t a_bytes = std::min(panel_group(facts, kk), panels) >= panels ? tile.mr * kk * 4 : a_floats * 4;
   const GemmBlocking first = gemm_blocking(facts, m, kk, 1, a_bytes, tile);
-  const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
-                                 panels);
+  // Into NCHWc, summing the whole of K per tile, with the image and a panel in L2: one panel at
+  // a time over all the row tiles, so that Y (and a residual read at Y's index) goes by 4
+  // sequential streams of channel blocks rather than 32 (ResNet-50's 64 -> 256 1x1s at 56 x 56
+  // 5-9% faster, 2% at 28 x 28; with the image beyond L2, a strided 1x1 over 56 x 56 ran 3%
+  // slower).
+  const bool panel_by_panel = out_blocked && first.blocks == 1 && (a_floats + kk * tile.nr) * 4 <= facts.l2_bytes;
+  const int64_t group =
+      panel_by_panel
+          ? 1
+          : std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk), panels);
   const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, a_bytes, tile);
 
   CodeWriter& w = k.w;
