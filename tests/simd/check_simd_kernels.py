@@ -109,7 +109,7 @@ CONV_PATHS = {
     "im2col": "aotc_simd::pack_im2col_panels<Geometry>",
     "shifted": "aotc_simd::ShiftedRows<Shifted>",
     "transposed, packed pixels": "aotc_simd::pack_pixel_rows<Shifted>",
-    "transposed, pixels in place": "aotc_simd::PixelRows<Shifted>",
+    "transposed, pixels in place": "aotc_simd::PixelRows<Shifted, kMR>",
 }
 
 # MobileNet-style chains, which the layout pass (passes/legalize_layout.h) keeps in NCHW8c
@@ -143,6 +143,11 @@ NCHWC = {
     "nchwc_dw3x2_asym": ((1, 4, 11, 6), (8, 3, 1), 16,
                          ((3, 2), (2, 1), (1, 1), (0, 1, 2, 0), True, "clip6"), 8, False, True, (1, 1, 0),
                          dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)),
+    # A 7x7 stride-2 stem (as ResNet's) whose pixel tiles are too large to pack: 14-row tiles
+    # over the padded input in place, into NCHWc.
+    "nchwc_stem7x7_in_place": ((1, 4, 112, 112), (32, 7, 2), 32,
+                               ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"), 16, False, False,
+                               (1, 1, 0), None),
     # Enough work to be split among threads everywhere (stem, ResNet's 3x3 stride-2 MaxPool,
     # 1x1s, depthwise by channel blocks); the last a 1x1 with stride 2 (windows read in place).
     "nchwc_threads": ((1, 3, 128, 128), (32, 3, 2), 96,
@@ -170,6 +175,7 @@ NCHWC_PATHS = {
     "NCHWc input by windows of a padded copy": "input by windows of a zero-padded copy",
     "NCHWc input by windows in place": "input by windows, in place",
     "MaxPool over NCHWc": "MaxPool over NCHW8c images",
+    "NCHWc result of pixel tiles read in place": "input (no im2col); W packed into panels at compile time; Y NCHWc",
     "global pooling of NCHWc": "Pool over an NCHW8c image",
 }
 
