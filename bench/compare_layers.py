@@ -9,7 +9,10 @@ same --threads). The script runs it with `--bench RUNS --profile`, runs an onnxr
 per aotc node: aotc ms, onnxruntime ms (median over runs of its kernel time), their ratio, the
 node. onnxruntime names its nodes after their outputs; a node is matched by its name plus
 "_output_0" (Conv nodes also as the BatchNormalization or Add they absorbed), with or without
-ORT's "_nchwc" suffix. Unmatched onnxruntime nodes are summed at the end. The two are timed one
+ORT's "_nchwc" suffix; a fused node left over then takes the onnxruntime node named after the
+nearest output upstream of it in the model that no other row took (ResNet's Conv + BN + Add +
+Relu, which aotc names after the Relu and onnxruntime after the BatchNormalization).
+Unmatched onnxruntime nodes are summed at the end. The two are timed one
 after the other, not alternately: compare ratios between layers of one run, and repeat it before
 trusting a difference of less than 10% (see docs/performance.md).
 """
@@ -84,6 +87,35 @@ def ort_key(name, ort_ms):
     return None
 
 
+def upstream_outputs(model, name, depth=3):
+    """Outputs of the ONNX nodes that feed node `name`, nearest first (up to `depth` steps): a
+    fused node of either side may be named after any member, e.g. aotc's 'layer1.0/Relu_2' (Conv,
+    BatchNormalization, Add, Relu) is onnxruntime's 'layer1.0/BatchNormalization_2_output_0'."""
+    producer = {o: n for n in model.graph.node for o in n.output}
+    by_name = {n.name: n for n in model.graph.node}
+    frontier, seen, found = [by_name.get(name)], set(), []
+    for _ in range(depth):
+        nxt = []
+        for node in filter(None, frontier):
+            for i in node.input:
+                p = producer.get(i)
+                if p is not None and p.name not in seen:
+                    seen.add(p.name)
+                    found.extend(p.output)
+                    nxt.append(p)
+        frontier = nxt
+    return found
+
+
+def fallback_key(model, name, ort_ms, used):
+    """An onnxruntime node no direct match took, named after an output upstream of `name`."""
+    for out in upstream_outputs(model, name):
+        for key in (out + "_nchwc", out):
+            if key in ort_ms and key not in used:
+                return key
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model")
@@ -101,13 +133,19 @@ def main():
     aotc_rows = aotc_node_ms(args.runner, args.input, args.weights, args.runs)
     ort_ms = ort_node_ms(args.model, feeds, args.threads, args.runs)
 
-    used = set()
+    # Direct matches first, so that a fallback never takes a node another row is named after.
+    keys = {name: ort_key(name, ort_ms) for _, name, _ in aotc_rows}
+    used = {k for k in keys.values() if k}
+    for _, name, op in aotc_rows:
+        if not keys[name] and op == "Fused":
+            keys[name] = fallback_key(model, name, ort_ms, used)
+            if keys[name]:
+                used.add(keys[name])
     total_aotc = total_ort = unmatched_aotc = 0.0
     print(f"{'aotc ms':>9} {'ORT ms':>9} {'ratio':>6}  node (op)")
     for ms, name, op in aotc_rows:
-        key = ort_key(name, ort_ms)
+        key = keys[name]
         if key:
-            used.add(key)
             total_aotc += ms
             total_ort += ort_ms[key]
             print(f"{ms:9.3f} {ort_ms[key]:9.3f} {ms / ort_ms[key]:6.2f}  {name} ({op})")
