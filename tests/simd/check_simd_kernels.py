@@ -128,10 +128,10 @@ NCHWC = {
                        ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1), True, "clip6"), 24, False, False, (3, 2, 1),
                        None),
     # Stride 2 twice down to 7 x 7; no residual (the plane changes), a projection without bias
-    # (BlockedStore).
+    # (BlockedStore); a dilated 2x3 MaxPool with unit strides (interior and border columns).
     "nchwc_s2_to_7x7": ((1, 8, 28, 28), (32, 3, 2), 64,
                         ((3, 3), (2, 2), (1, 1), (1, 1, 1, 1), True, "clip6"), 16, True, False, (1, 1, 0),
-                        None),
+                        dict(kernel_shape=[2, 3], strides=[1, 1], dilations=[2, 2], pads=[1, 2, 1, 2])),
     # Batch 2, a dilated 5x5 depthwise without bias or activation (its rows stored directly), a
     # projection without bias before its residual.
     "nchwc_dw5x5_dilated_batch2": ((2, 5, 19, 17), (8, 5, 1), 24,
