@@ -443,12 +443,17 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   };
   const int64_t planes = phases(g.kernel[0], g.dilations[0], g.strides[0]) *
                          phases(g.kernel[1], g.dilations[1], g.strides[1]);
+  // Into NCHWc, pixel tiles read in place take 14 rows where the registers hold them (as in
+  // emit_conv_blocked_input): ResNet-50's 7x7 stem 2.37 -> 2.24 ms. A window of several taps is
+  // then read in place even where its pixel tiles would fit in a packed copy, whose tiles have
+  // 12 rows (MobileNetV2's 3x3 stem 0.325 -> 0.292 ms). A 1x1 stays packed: in place, each
+  // step of k would jump a whole plane.
+  const SimdTile blocked_tile = pixel_rows_tile(facts, pixels, n);
+  const bool taller_in_place = out_blocked && blocked_tile.mr > tile.mr && g.kernel[0] * g.kernel[1] > 1;
+  const bool pack_pixels = pixel_rows && !taller_in_place && packs_pixel_tiles(m, kk, tile);
+  const SimdTile gemm_tile = out_blocked && !pack_pixels ? blocked_tile : tile;
   // Transposed, B is W^T packed at compile time: threads may split the pixel tiles and share
   // the weights through L3.
-  const bool pack_pixels = pixel_rows && packs_pixel_tiles(m, kk, tile);
-  // Into NCHWc, pixel tiles read in place take 14 rows where the registers hold them (as in
-  // emit_conv_blocked_input): ResNet-50's 7x7 stem 2.37 -> 2.24 ms.
-  const SimdTile gemm_tile = out_blocked && !pack_pixels ? pixel_rows_tile(facts, pixels, n) : tile;
   const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group, /*b_prepacked=*/pixel_rows, gemm_tile);
   // The padded phase planes (or the unpadded input they would copy), whose last one may be
   // read up to the kernel's extent past its end.
