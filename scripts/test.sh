@@ -2,7 +2,7 @@
 # The whole test suite: set-up and build, unit and golden tests, the ONNX node conformance suite
 # end to end (regenerates docs/conformance.md), the 9 light models and the models/ builders' test
 # sizes against onnxruntime; the SIMD targets (AVX2, and AVX-512 where the CPU has it) on the
-# ops with SIMD kernels, the models and the kernel edge cases; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
+# ops with SIMD kernels, the light models, the models and the kernel edge cases; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
 # node tests of the tier-1 ops, its device kernels and error paths, and the 9 light models; and
 # the light models' CUDA packages built with nvcc.
 # Each suite runs even when an earlier one failed; the exit status is non-zero if any failed.
@@ -29,24 +29,28 @@ python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
 echo "== models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
 python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || status=1
 
-# The ops with SIMD kernels (their node tests), models/ on 2 threads and the SIMD kernel edge
-# cases on one SIMD target ($1); work folders build/*_$2.
+# The ops with SIMD kernels (their node tests), the 9 light models (real model structures through
+# the SIMD kernels and, on AVX-512, the NCHWc layouts: Inception's concatenations, SqueezeNet's
+# fire modules, ...), models/ on 2 threads and the SIMD kernel edge cases on one SIMD target
+# ($1); work folders build/*_$2.
 simd_suites() {
   python3 tests/conformance/run_node_tests.py --aotc build/aotc --target "$1" \
     --work "build/conformance_$2" --filter 'matmul|gemm|conv' || status=1
+  python3 tests/models/run_light_models.py --aotc build/aotc --target "$1" \
+    --work "build/light_models_$2" || status=1
   python3 tests/models/run_models.py --aotc build/aotc --target "$1" --threads 2 \
     --work "build/models_$2" || status=1
   python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target "$1" \
     --work "build/simd_kernels_$2" || status=1
 }
 
-echo "== SIMD target (x86-64-avx2): node tests of the ops with SIMD kernels, models/ on 2 threads, SIMD kernel edge cases"
+echo "== SIMD target (x86-64-avx2): node tests of the ops with SIMD kernels, light models, models/ on 2 threads, SIMD kernel edge cases"
 simd_suites x86-64-avx2 avx2
 
 # The same suites on AVX-512, where the CPU has it (the host target then resolves to
 # x86-64-avx512); on a CPU without it they cannot run, and the step says it was skipped.
 if build/aotc targets | grep -q "here x86-64-avx512"; then
-  echo "== SIMD target (x86-64-avx512): node tests of the ops with SIMD kernels, models/ on 2 threads, SIMD kernel edge cases"
+  echo "== SIMD target (x86-64-avx512): node tests of the ops with SIMD kernels, light models, models/ on 2 threads, SIMD kernel edge cases"
   simd_suites x86-64-avx512 avx512
 else
   echo "== SIMD target (x86-64-avx512): skipped, this CPU has no AVX-512 (aotc targets: host is not x86-64-avx512)"
