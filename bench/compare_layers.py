@@ -87,13 +87,20 @@ def ort_key(name, ort_ms):
     return None
 
 
-def upstream_outputs(model, name, depth=3):
+class Producers:
+    """The ONNX model's nodes by name and by output, built once."""
+
+    def __init__(self, model):
+        self.of_output = {o: n for n in model.graph.node for o in n.output}
+        self.by_name = {n.name: n for n in model.graph.node}
+
+
+def upstream_outputs(producers, name, depth=3):
     """Outputs of the ONNX nodes that feed node `name`, nearest first (up to `depth` steps): a
     fused node of either side may be named after any member, e.g. aotc's 'layer1.0/Relu_2' (Conv,
     BatchNormalization, Add, Relu) is onnxruntime's 'layer1.0/BatchNormalization_2_output_0'."""
-    producer = {o: n for n in model.graph.node for o in n.output}
-    by_name = {n.name: n for n in model.graph.node}
-    frontier, seen, found = [by_name.get(name)], set(), []
+    producer = producers.of_output
+    frontier, seen, found = [producers.by_name.get(name)], set(), []
     for _ in range(depth):
         nxt = []
         for node in filter(None, frontier):
@@ -107,9 +114,9 @@ def upstream_outputs(model, name, depth=3):
     return found
 
 
-def fallback_key(model, name, ort_ms, used):
+def fallback_key(producers, name, ort_ms, used):
     """An onnxruntime node no direct match took, named after an output upstream of `name`."""
-    for out in upstream_outputs(model, name):
+    for out in upstream_outputs(producers, name):
         for key in (out + "_nchwc", out):
             if key in ort_ms and key not in used:
                 return key
@@ -136,9 +143,10 @@ def main():
     # Direct matches first, so that a fallback never takes a node another row is named after.
     keys = {name: ort_key(name, ort_ms) for _, name, _ in aotc_rows}
     used = {k for k in keys.values() if k}
+    producers = Producers(model)
     for _, name, op in aotc_rows:
         if not keys[name] and op == "Fused":
-            keys[name] = fallback_key(model, name, ort_ms, used)
+            keys[name] = fallback_key(producers, name, ort_ms, used)
             if keys[name]:
                 used.add(keys[name])
     total_aotc = total_ort = unmatched_aotc = 0.0

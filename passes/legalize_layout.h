@@ -19,7 +19,7 @@
 
 namespace aotc {
 
-/// What the NCHWc kernels of a target do for one Conv (the anchor of its kernel) or MaxPool.
+/// What the NCHWc kernels of a target do for one Conv (the anchor of its kernel) or pooling.
 struct NchwcForms {
   bool writes_blocked = false;  ///< Can store its result in NCHWc.
   bool reads_blocked = false;   ///< Can read its image X in NCHWc.

@@ -69,13 +69,6 @@ std::pair<int64_t, int64_t> interior_columns(const WindowGeometry& g) {
   return {begin, std::max(begin, end)};
 }
 
-/// 2-D MaxPool without Indices or AveragePool, row by row: each output row's interior columns
-/// are computed by loops along the row with no bounds tests (vectorisable); border columns and
-/// rows whose window reads no input use the per-tap window. AveragePool initialises the row
-/// from the first valid tap and adds the others in the general kernel's order (kh outer, kw
-/// inner); MaxPool folds the window's input rows into one row first and then takes kKW taps of
-/// it (separable). The maximum keeps its `v > best` rule, so in both the results are
-/// bit-identical to the general kernel's. Planes are split among threads.
 /// The extents, strides, dilations and leading pads of a 2-D window as named constants.
 void emit_window_constants_2d(CodeWriter& w, const WindowGeometry& g) {
   w.line("constexpr int64_t kInH = {}, kInW = {}, kOutH = {}, kOutW = {};", g.input[0], g.input[1],
@@ -86,6 +79,13 @@ void emit_window_constants_2d(CodeWriter& w, const WindowGeometry& g) {
          g.dilations[0], g.dilations[1], g.pad_begin[0], g.pad_begin[1]);
 }
 
+/// 2-D MaxPool without Indices or AveragePool, row by row: each output row's interior columns
+/// are computed by loops along the row with no bounds tests (vectorisable); border columns and
+/// rows whose window reads no input use the per-tap window. AveragePool initialises the row
+/// from the first valid tap and adds the others in the general kernel's order (kh outer, kw
+/// inner); MaxPool folds the window's input rows into one row first and then takes kKW taps of
+/// it (separable). The maximum keeps its `v > best` rule, so in both the results are
+/// bit-identical to the general kernel's. Planes are split among threads.
 Status emit_row_window_pool(CppKernel& k, PoolKind kind, const WindowGeometry& g) {
   const Node& node = k.node;
   const TensorType& x = node.input(0)->type();
