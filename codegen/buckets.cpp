@@ -193,7 +193,7 @@ Expected<std::vector<BucketGraph>> compile_buckets(const std::vector<BucketAxis>
   // Compiles the model at `sizes`, each symbol serving min[s]..sizes[s]; `snapshot` receives the
   // constants before mask-padding.
   auto compile_at = [&](const std::vector<int64_t>& sizes, const std::vector<int64_t>& min,
-                        ConstantSnapshot& snapshot) -> Expected<std::unique_ptr<Graph>> {
+                        ConstantSnapshot& snapshot, bool probe) -> Expected<std::unique_ptr<Graph>> {
     frontend::ImportOptions options = import;
     std::string label;
     for (size_t s = 0; s < sizes.size(); ++s) {
@@ -210,6 +210,7 @@ Expected<std::vector<BucketGraph>> compile_buckets(const std::vector<BucketAxis>
     if (!graph) return at_sizes(graph.status());
     PipelineOptions p = pipeline;
     p.label = bucket_sizes_text(symbols, sizes);
+    if (probe) p.print_ir_after.clear();  // not a schedule of the package: nothing to show
     p.before_pass = [&](Graph& g, std::string_view pass) {
       if (pipeline.before_pass) AOTC_RETURN_IF_ERROR(pipeline.before_pass(g, pass));
       if (pass == "mask-padding") {
@@ -235,7 +236,7 @@ Expected<std::vector<BucketGraph>> compile_buckets(const std::vector<BucketAxis>
       min.push_back(at == all.begin() ? 1 : *(at - 1) + 1);
     }
     snapshots.emplace_back();
-    AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, compile_at(sizes, min, snapshots.back()));
+    AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, compile_at(sizes, min, snapshots.back(), false));
     index[sizes] = graphs.size();
     graphs.push_back(BucketGraph{sizes, std::move(graph)});
   }
@@ -262,7 +263,7 @@ Expected<std::vector<BucketGraph>> compile_buckets(const std::vector<BucketAxis>
       smaller[s] = 1;
       std::vector<int64_t> ones(smaller.size(), 1);
       ConstantSnapshot probe;
-      if (!compile_at(smaller, ones, probe).has_value() || probe.empty()) continue;
+      if (!compile_at(smaller, ones, probe, true).has_value() || probe.empty()) continue;
       if (Status st = compare_constants(probe, label(smaller), snapshots[k], label(graphs[k].sizes)); !st.is_ok())
         return fail(st);
     }

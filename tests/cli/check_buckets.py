@@ -3,7 +3,8 @@
 
   - the flag's errors: a symbol no input has, sizes that do not increase or are below 1, a
     malformed list, a symbol given twice, a model whose shapes cannot hold a bucket; a model
-    with a convolution along the padded axis is refused naming the node (exit 2);
+    with a convolution along the padded axis is refused naming the node (exit 2), and so is one
+    that divides by its length (read with Shape: a bucket would divide by the bucket size);
   - a package with buckets 2, 4, 8 of 'seq' (a Softmax and a mean over the padded axis, so both
     a -inf mask and a rescaled mean run) gives numpy's results at every size 1..8 through the
     runner, which takes inputs of any size and writes outputs at that size;
@@ -44,6 +45,17 @@ def fixed_model(path):
     save(helper.make_graph([helper.make_node("Add", ["x", "c"], ["y"], name="add_fixed")], "fixed",
                            [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["seq", 4])],
                            [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["seq", 4])], [c]), path)
+
+
+def length_model(path):
+    """y = x / seq, the length read with Shape and used as a value (a hand-written mean)."""
+    zero = numpy_helper.from_array(np.array(0, np.int64), "zero")
+    nodes = [helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+             helper.make_node("Gather", ["shape", "zero"], ["len"], name="length", axis=0),
+             helper.make_node("Cast", ["len"], ["len_f"], name="to_float", to=TensorProto.FLOAT),
+             helper.make_node("Div", ["x", "len_f"], ["y"], name="divide")]
+    save(helper.make_graph(nodes, "length", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["seq", 4])],
+                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["seq", 4])], [zero]), path)
 
 
 def conv_model(path):
@@ -107,10 +119,11 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        pool, fixed, conv = tmp / "pool.onnx", tmp / "fixed.onnx", tmp / "conv.onnx"
+        pool, fixed, conv, length = tmp / "pool.onnx", tmp / "fixed.onnx", tmp / "conv.onnx", tmp / "length.onnx"
         pool_model(pool)
         fixed_model(fixed)
         conv_model(conv)
+        length_model(length)
 
         for flags, code, message in [
             (["--buckets", "len=4,8"], 1,
@@ -129,6 +142,10 @@ def main():
         p = compile_with(conv, tmp / "bad", "--buckets", "seq=8")
         expect(p.returncode == 2 and "padding is not safe for bucketing: node 'conv_seq' (Conv) slides a window of 3 taps"
                in p.stderr, "a convolution along the padded axis must be refused (exit 2) naming the node", p)
+        p = compile_with(length, tmp / "bad", "--buckets", "seq=2,4")
+        expect(p.returncode == 2 and "(read by node 'divide' (Div)) is computed from the length as a value: its "
+               "element [] is 1 at seq=1 but 2 at seq=2" in p.stderr,
+               "the length used as a value must be refused naming the constant, its reader and the values", p)
         expect(not (tmp / "bad").exists(), "a failed compile must write no package")
 
         pkg = tmp / "pool_pkg"
