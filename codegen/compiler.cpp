@@ -200,10 +200,12 @@ Expected<std::vector<PackageFile>> package_schedules(const std::vector<std::stri
   // One weights blob for every schedule: identical bytes (the same weight in every bucket, packed
   // the same way) are stored once. Weights the target's kernels read pre-packed are stored in
   // their packed layout.
+  // The largest schedule first, so that a constant computed from the length at a smaller size
+  // finds its larger version already stored and shares its leading bytes.
   WeightsBlobBuilder weights_builder(facts.alignment);
-  for (const PlannedSchedule& s : schedules) {
-    WeightImages images = target.weight_images(*s.graph);
-    AOTC_RETURN_IF_ERROR(weights_builder.add(*s.graph, images));
+  for (auto s = schedules.rbegin(); s != schedules.rend(); ++s) {
+    WeightImages images = target.weight_images(*s->graph);
+    AOTC_RETURN_IF_ERROR(weights_builder.add(*s->graph, images));
   }
   auto blob = std::make_shared<const std::vector<uint8_t>>(weights_builder.take_blob());
   const WeightsPlan& weights = weights_builder.plan();
