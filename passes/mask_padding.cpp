@@ -142,6 +142,20 @@ void rescale_mean(Graph& g, Node* n, const MeanRescale& r) {
   mul->set_input(0, y);
 }
 
+/// The facts of `padding` that can hold padding at some size the graph runs at: a bucket that
+/// serves one size only (its smallest bucket of 1, say) has none, and its extent-1 axes would
+/// otherwise make a Reshape's axis mapping ambiguous.
+Padding live_facts(const Padding& padding, const Shape& shape,
+                   const std::map<std::string, LengthRange>& lengths) {
+  Padding live;
+  for (const PaddedAxis& p : padding) {
+    auto range = lengths.find(p.symbol);
+    const int64_t first = p.offset + (range == lengths.end() ? 1 : range->second.min);
+    if (first < shape[p.axis].value) live.push_back(p);
+  }
+  return live;
+}
+
 }  // namespace
 
 Expected<bool> mask_padding(Graph& graph, PassStatistics& stats) {
@@ -157,7 +171,7 @@ Expected<bool> mask_padding(Graph& graph, PassStatistics& stats) {
     std::vector<Padding> operands;
     bool padded = false;
     for (const Value* v : n->inputs()) {
-      operands.push_back(v ? v->type().padding : Padding{});
+      operands.push_back(v ? live_facts(v->type().padding, v->shape(), lengths) : Padding{});
       padded = padded || !operands.back().empty();
     }
     if (!padded) continue;
@@ -178,8 +192,9 @@ Expected<bool> mask_padding(Graph& graph, PassStatistics& stats) {
     }
     for (int o = 0; o < n->num_outputs(); ++o) {
       TensorType t = n->output(o)->type();
-      if (t.padding == r.outputs[o]) continue;
-      t.padding = r.outputs[o];
+      Padding facts = live_facts(r.outputs[o], t.shape, lengths);
+      if (t.padding == facts) continue;
+      t.padding = std::move(facts);
       n->output(o)->set_type(std::move(t));
       changed = true;
     }
