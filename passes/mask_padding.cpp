@@ -142,17 +142,15 @@ void rescale_mean(Graph& g, Node* n, const MeanRescale& r) {
   mul->set_input(0, y);
 }
 
-/// The facts of `padding` that can hold padding at some size the graph runs at: a bucket that
-/// serves one size only (its smallest bucket of 1, say) has none, and its extent-1 axes would
-/// otherwise make a Reshape's axis mapping ambiguous.
-Padding live_facts(const Padding& padding, const Shape& shape,
-                   const std::map<std::string, LengthRange>& lengths) {
+/// The facts of `padding` the pass carries on: all but those on an axis of extent 1. Such an
+/// axis belongs to a bucket of 1, which never holds padding, and an extent-1 axis would make a
+/// Reshape's axis mapping ambiguous (BERT with batch 1 at seq=1 mapped the padded axis onto the
+/// batch axis). A fact on a wider axis stays even where its bucket serves one size only (batch=2
+/// of batch=1,2): it is what tells the dispatcher that the axis follows its symbol.
+Padding live_facts(const Padding& padding, const Shape& shape) {
   Padding live;
-  for (const PaddedAxis& p : padding) {
-    auto range = lengths.find(p.symbol);
-    const int64_t first = p.offset + (range == lengths.end() ? 1 : range->second.min);
-    if (first < shape[p.axis].value) live.push_back(p);
-  }
+  for (const PaddedAxis& p : padding)
+    if (shape[p.axis].value > 1) live.push_back(p);
   return live;
 }
 
@@ -171,7 +169,7 @@ Expected<bool> mask_padding(Graph& graph, PassStatistics& stats) {
     std::vector<Padding> operands;
     bool padded = false;
     for (const Value* v : n->inputs()) {
-      operands.push_back(v ? live_facts(v->type().padding, v->shape(), lengths) : Padding{});
+      operands.push_back(v ? live_facts(v->type().padding, v->shape()) : Padding{});
       padded = padded || !operands.back().empty();
     }
     if (!padded) continue;
@@ -192,7 +190,7 @@ Expected<bool> mask_padding(Graph& graph, PassStatistics& stats) {
     }
     for (int o = 0; o < n->num_outputs(); ++o) {
       TensorType t = n->output(o)->type();
-      Padding facts = live_facts(r.outputs[o], t.shape, lengths);
+      Padding facts = live_facts(r.outputs[o], t.shape);
       if (t.padding == facts) continue;
       t.padding = std::move(facts);
       n->output(o)->set_type(std::move(t));
