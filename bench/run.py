@@ -44,12 +44,14 @@ import llama  # noqa: E402
 import mlp  # noqa: E402
 import mobilenet_v2  # noqa: E402
 import resnet50  # noqa: E402
+import yolo  # noqa: E402
 from builder import save, write_inputs  # noqa: E402
 
 # name -> (builder module, overrides of its 'full' configuration, what the row measures)
 MODELS = {
     "resnet50": (resnet50, {}, "ResNet-50, 224x224, batch 1"),
     "mobilenet_v2": (mobilenet_v2, {}, "MobileNetV2 1.0, 224x224, batch 1"),
+    "yolov8": (yolo, {}, "YOLOv8n-style detector, 640x640, batch 1"),
     "bert": (bert, {}, "BERT-base encoder, sequence 128, batch 1"),
     "llama": (llama, dict(layers=1), "Llama decoder block (TinyLlama width), one decoding step"),
     "mlp": (mlp, {}, "MLP 784-1024x3-10, batch 64"),

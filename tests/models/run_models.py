@@ -35,6 +35,7 @@ import llama  # noqa: E402
 import mlp  # noqa: E402
 import mobilenet_v2  # noqa: E402
 import resnet50  # noqa: E402
+import yolo  # noqa: E402
 from builder import count_ops, save, write_inputs  # noqa: E402
 from memory_plan_check import check_package  # noqa: E402
 
@@ -50,6 +51,7 @@ MODELS = {
     "llama_rmsnorm_op": (llama, dict(rmsnorm="op")),
     "mobilenet_v2": (mobilenet_v2, {}),
     "resnet50": (resnet50, {}),
+    "yolov8": (yolo, {}),
 }
 
 
