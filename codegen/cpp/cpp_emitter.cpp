@@ -265,7 +265,7 @@ class CppModuleEmitter {
       it->second = function_name(n);
       kernels_.blank();
       kernels_.line("// {}: {}", n.op(), signature_comment(n, false));
-      kernels_.raw_line(fmt::format("void {}({}) {{", it->second, param_list));
+      kernels_.raw_line(fmt::format("AOTC_KERNEL void {}({}) {{", it->second, param_list));
       kernels_.append(body.str());
       kernels_.line("}}");
     }

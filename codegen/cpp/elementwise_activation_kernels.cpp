@@ -49,7 +49,7 @@ void add_activation_expressions(ExpressionTable& table) {
          std::string z2 = b.bind(ct, fmt::format("{} * ({} + {} * {} * {} * {})",
                                                  float_constant(t, 2 * std::sqrt(2.0 / M_PI)), a,
                                                  float_constant(t, 0.044715), a, a, a));
-         return fmt::format("{} / ({} + std::exp(-{}))", a, one(t), z2);
+         return fmt::format("{} / ({} + {}(-{}))", a, one(t), exp_function(ct), z2);
        }},
       {"LeakyRelu",
        [](ExprBuilder&, DType t, const ActivationParams& p, const std::string& a) {
@@ -108,7 +108,7 @@ void add_activation_expressions(ExpressionTable& table) {
          // x * sigmoid(alpha x), with the overflow-free sigmoid of the Sigmoid kernel.
          std::string ct = compute_type(t);
          std::string z = b.bind(ct, fmt::format("{} * {}", float_constant(t, p.alpha), a));
-         std::string e = b.bind(ct, fmt::format("std::exp(-std::fabs({}))", z));
+         std::string e = b.bind(ct, fmt::format("{}(-std::fabs({}))", exp_function(ct), z));
          std::string s = b.bind(ct, fmt::format("{} / ({} + {})", one(t), one(t), e));
          return fmt::format("{} * ({} >= {} ? {} : {} * {})", a, z, zero(t), s, e, s);
        }},

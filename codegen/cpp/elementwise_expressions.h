@@ -34,6 +34,10 @@ const ExpressionTable& expression_table();
 /// 0 / 1 as literals of compute_type(t).
 std::string zero(DType t);
 std::string one(DType t);
+/// The exp function of compute type `ct`: aotc_math.h's aotc_expf for float (a polynomial the
+/// compiler vectorizes inside kernel loops on SIMD targets; libm's expf elsewhere), std::exp
+/// otherwise. A std::exp call keeps every loop around it scalar.
+std::string exp_function(const std::string& ct);
 /// A floating literal of compute_type(t) for v, as short as reads back exactly ("0.2f", "1.5").
 std::string float_constant(DType t, double v);
 /// The unsigned type integer arithmetic on `t` wraps in: 8- and 16-bit operands promote to int

@@ -196,6 +196,8 @@ DType out_dtype(const Node& node) { return node.output(0)->dtype(); }
 std::string zero(DType t) { return is_float(t) ? (t == DType::kFloat64 ? "0.0" : "0.0f") : "0"; }
 std::string one(DType t) { return is_float(t) ? (t == DType::kFloat64 ? "1.0" : "1.0f") : "1"; }
 
+std::string exp_function(const std::string& ct) { return ct == "float" ? "aotc_expf" : "std::exp"; }
+
 std::string float_constant(DType t, double v) {
   TensorData d =
       TensorData::filled(t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32, {}, v);
@@ -285,7 +287,7 @@ void add_arithmetic_expressions(ExpressionTable& table) {
     // 1, sigmoid(x) is 1 / (1 + e) for x >= 0 and e / (1 + e) otherwise.
     DType t = out_dtype(n);
     std::string ct = compute_type(t);
-    std::string e = b.bind(ct, fmt::format("std::exp(-std::fabs({}))", x[0]));
+    std::string e = b.bind(ct, fmt::format("{}(-std::fabs({}))", exp_function(ct), x[0]));
     std::string s = b.bind(ct, fmt::format("{} / ({} + {})", one(t), one(t), e));
     return fmt::format("{} >= {} ? {} : {} * {}", x[0], zero(t), s, e, s);
   };
