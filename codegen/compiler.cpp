@@ -10,6 +10,7 @@
 
 #include "codegen/memory_timeline.h"
 #include "passes/plan_memory.h"
+#include "targets/tuning.h"
 
 namespace aotc {
 namespace fs = std::filesystem;
@@ -121,7 +122,7 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
   if (options.arena_limit > 0 && arena.arena_bytes > options.arena_limit)
     return arena_limit_error(arena, options.arena_limit);
   // Weights the target's kernels read pre-packed are stored in their packed layout.
-  WeightImages images = target.weight_images(graph);
+  WeightImages images = target.weight_images(graph, options.threads);
   AOTC_ASSIGN_OR_RETURN(WeightsPlan weights, plan_weights(graph, facts.alignment, images));
   auto blob = std::make_shared<const std::vector<uint8_t>>(build_weights_blob(graph, weights, images));
   images.clear();
@@ -228,6 +229,15 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
                          options.threads, options.target);
   }
 
+  if (options.pipeline.nchwc_block != 0) {
+    const TargetFacts& f = target.facts();
+    if (f.nchwc_block == 0)
+      return invalid_model("--nchwc-block {}: target {} keeps every image row-major (no NCHWc kernels)",
+                           options.pipeline.nchwc_block, options.target);
+    if (options.pipeline.nchwc_block != 8 && !(options.pipeline.nchwc_block == 16 && f.vector_bits >= 512))
+      return invalid_model("--nchwc-block {}: target {} has NCHWc blocks of 8 channels{}",
+                           options.pipeline.nchwc_block, options.target, f.vector_bits >= 512 ? " or 16" : "");
+  }
   if (options.profile && target.facts().emitter != "cpp") {
     return invalid_model("--profile times the kernels of the C++ CPU targets; {} packages run "
                          "their kernels on a device (time them with the vendor's profiler)",
@@ -265,15 +275,35 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
                         frontend::import_onnx_model(*proto, options.model_path, options.import));
   proto.reset();
 
+  CompileResult result;
+  // The tuning file's records of this machine, given to the target's kernels.
+  const Target* compiling = &target;
+  std::unique_ptr<Target> tuned;
+  if (!options.tuning.empty()) {
+    AOTC_ASSIGN_OR_RETURN(std::shared_ptr<const KernelTuning> records,
+                          load_kernel_tuning(options.tuning, target.facts(), &result.warnings));
+    if (records) {
+      AOTC_ASSIGN_OR_RETURN(tuned, target.with_tuning(records));
+      if (!tuned)
+        return invalid_model("--tuning {}: the kernels of target {} take no tuned parameters (the SIMD CPU "
+                             "targets do)",
+                             options.tuning, options.target);
+      compiling = tuned.get();
+    }
+  }
+
   // Errors from here on concern the imported graph; name the model as the importer does.
   auto in_model = [&](const Status& s) { return s.with_context(options.model_path); };
   PipelineOptions pipeline = options.pipeline;
-  pipeline.target = &target.facts();
+  pipeline.target = &compiling->facts();
+  pipeline.threads = options.threads;
   Status s = run_pipeline(*graph, pipeline);
   if (!s.is_ok()) return in_model(s);
 
-  CompileResult result;
-  auto files = build_package(*graph, target, package, result.report);
+  if (const KernelTuning* records = compiling->facts().tuning.get())
+    for (const Node* n : graph->nodes())
+      if (records->find(kernel_key(*n), options.threads)) ++result.tuned_kernels;
+  auto files = build_package(*graph, *compiling, package, result.report);
   if (!files.has_value()) return in_model(files.status());
   AOTC_RETURN_IF_ERROR(codegen::write_package(*files, options.output_dir));
   result.package_dir = options.output_dir;

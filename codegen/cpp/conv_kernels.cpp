@@ -322,23 +322,18 @@ bool shifted_conv_pays(const WindowGeometry& g, int64_t m) {
   return (grid_w - g.output[1]) * 100 <= 8 * grid_w;
 }
 
-/// Estimated cycles of an m x n x k product in the register tiles of aotc_simd.h, plus
-/// `store_cycles` per tile: each tile issues rows x vectors multiply-adds per step of k, two per
-/// cycle, but takes at least the 4 cycles of one multiply-add's latency (a tile of few
-/// accumulators waits on its own chains).
-double gemm_tile_cycles(int64_t m, int64_t n, int64_t k, const SimdTile& tile, int64_t lanes,
-                        double store_cycles) {
-  auto cycles = [&](int64_t rows, int64_t cols) {
-    const int64_t vectors = (cols + lanes - 1) / lanes;
-    return k * std::max(static_cast<double>(rows * vectors) / 2.0, 4.0) + store_cycles;
-  };
-  const int64_t full_rows = m / tile.mr, tail_rows = m % tile.mr;
-  const int64_t full_cols = n / tile.nr, tail_cols = n % tile.nr;
-  double total = static_cast<double>(full_rows * full_cols) * cycles(tile.mr, tile.nr);
-  if (tail_cols > 0) total += static_cast<double>(full_rows) * cycles(tile.mr, tail_cols);
-  if (tail_rows > 0) total += static_cast<double>(full_cols) * cycles(tail_rows, tile.nr);
-  if (tail_rows > 0 && tail_cols > 0) total += cycles(tail_rows, tail_cols);
-  return total;
+/// The lanes of the row-major depthwise kernel's vectors for output rows of `ow` columns: on
+/// AVX-512 8 or 16, whichever covers a row in fewer cycles of multiply-adds at the target's
+/// FMA rates (16 on a tie: half the instructions). On Zen 4 a 16-lane FMA costs two 8-lane ones,
+/// so 8 lanes win where they leave fewer lanes idle (a 7- or 56-wide row: MobileNetV2's 7 x 7
+/// layers 0.072 -> 0.043 ms, its 56-wide rows 0.326 -> 0.268 ms); with two 512-bit FMA ports
+/// (Intel Xeon) 16 lanes cost what 8 do, and always win.
+int64_t depthwise_lanes(const TargetFacts& facts, int64_t ow) {
+  const int64_t widest = facts.vector_bits / 32;
+  if (widest != 16 || facts.fma_per_cycle_256 <= 0 || facts.fma_per_cycle_512 <= 0) return widest;
+  const double cost8 = static_cast<double>((ow + 7) / 8) / facts.fma_per_cycle_256;
+  const double cost16 = static_cast<double>((ow + 15) / 16) / facts.fma_per_cycle_512;
+  return cost8 < cost16 ? 8 : 16;
 }
 
 /// Floats of the packed copy of a transposed convolution's pixel tiles (pack_pixel_rows):
@@ -390,18 +385,39 @@ bool conv_pixel_rows(const Node& node, const TargetFacts& facts) {
   return transposed < usual;
 }
 
+/// The form of a row-major SIMD convolution (`m` output channels per group): the kernel's tuned
+/// form where it can run (the transposed one needs W packed at compile time: `packable`), else
+/// the cost model's (conv_pixel_rows, then shifted_conv_pays).
+KernelParams::ConvForm conv_form(const Node& node, const KernelParams& params, const TargetFacts& facts,
+                                 bool packable, const WindowGeometry& g, int64_t m) {
+  using Form = KernelParams::ConvForm;
+  if (params.form == Form::kIm2col || params.form == Form::kShifted) return params.form;
+  if (params.form == Form::kPixelRows && packable) return Form::kPixelRows;
+  if (packable && conv_pixel_rows(node, facts)) return Form::kPixelRows;
+  return shifted_conv_pays(g, m) ? Form::kShifted : Form::kIm2col;
+}
+
 std::optional<PanelPacking> conv_weight_layout(const Node& node, int input, const Value& weights,
-                                               const TargetFacts& facts) {
-  if (input != 1 || !simd_conv(node, &facts)) return std::nullopt;
+                                               const KernelContext& ctx) {
+  if (input != 1 || !simd_conv(node, ctx.facts)) return std::nullopt;
+  const TargetFacts& facts = *ctx.facts;
   // packed_weight passes a constant read by one kernel only: that kernel's node.
-  const bool blocked = weights.uses().size() == 1 && touches_nchwc(*weights.uses()[0].user);
+  const Node& kernel_node = *weights.uses()[0].user;
+  const bool blocked = touches_nchwc(kernel_node);
+  const KernelParams params = kernel_params(kernel_node, ctx);
+  const std::vector<int64_t> xd = static_dims(node.input(0)->shape());
   const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
+  Expected<WindowGeometry> g = window_geometry(node, {xd.begin() + 2, xd.end()}, {wd.begin() + 2, wd.end()});
+  if (!g.has_value()) return std::nullopt;
   const int64_t group = node.attrs().get_int("group", 1);
-  // Row panels of W (A = W) in the usual order; transposed, W^T is B and its column panels
-  // are panels of NR output channels, each (channel, tap) column of W after the other.
-  const SimdTile tile = simd_tile(facts);
-  return PanelPacking{group, wd[0] / group, wd[1] * wd[2] * wd[3],
-                      blocked || conv_pixel_rows(node, facts) ? tile.nr : tile.mr, /*across_y=*/false};
+  const bool transposed =
+      blocked || conv_form(node, params, facts, /*packable=*/true, *g, wd[0] / group) == KernelParams::ConvForm::kPixelRows;
+  // Row panels of W (A = W) in the usual order, of the kernel's tile rows; transposed, W^T is B
+  // and its column panels are panels of NR output channels, each (channel, tap) column of W
+  // after the other.
+  const SimdTile tile = with_rows(simd_tile(facts), params);
+  return PanelPacking{group, wd[0] / group, wd[1] * wd[2] * wd[3], transposed ? tile.nr : tile.mr,
+                      /*across_y=*/false};
 }
 
 /// Convolution as a GEMM over the padded input read in place (aotc_simd::ShiftedConv): per
@@ -419,7 +435,8 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   if (out_blocked && (!pixel_rows || p.group != 1))
     return internal_error("{}: an NCHWc result needs the group-1 GEMM with pixels as rows", node.describe());
   const TargetFacts& facts = *k.ctx.facts;
-  const SimdTile tile = simd_tile(facts);
+  const KernelParams params = kernel_params(k.computed_node(), k.ctx);
+  const SimdTile tile = with_rows(simd_tile(facts), params);
   const WindowGeometry& g = p.g;
   const int64_t grid_w = shifted_grid_w(g);
   const int64_t grid_h = g.output[0] + (g.kernel[0] - 1) * g.dilations[0] / g.strides[0];
@@ -427,7 +444,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const int64_t m = pixel_rows ? pixels : p.group_out_c;
   const int64_t n = pixel_rows ? p.group_out_c : g.output[0] * grid_w;
   const int64_t kk = p.group_in_c * g.kernel[0] * g.kernel[1];
-  const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
+  const bool prepacked = packed_weight(node, 1, k.operand(1), k.ctx).has_value();
   // Transposed, W^T is B and must be in the panels of NR channels that conv_weight_layout
   // packs when conv_pixel_rows says so; the kernel has no unpacked B reader for it.
   if (pixel_rows && !prepacked)
@@ -447,14 +464,17 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   // emit_conv_blocked_input): ResNet-50's 7x7 stem 2.37 -> 2.24 ms. A window of several taps is
   // then read in place even where its pixel tiles would fit in a packed copy, whose tiles have
   // 12 rows (MobileNetV2's 3x3 stem 0.325 -> 0.292 ms). A 1x1 stays packed: in place, each
-  // step of k would jump a whole plane.
-  const SimdTile blocked_tile = pixel_rows_tile(facts, pixels, n);
-  const bool taller_in_place = out_blocked && blocked_tile.mr > tile.mr && g.kernel[0] * g.kernel[1] > 1;
-  const bool pack_pixels = pixel_rows && !taller_in_place && packs_pixel_tiles(m, kk, tile);
+  // step of k would jump a whole plane. Tuned rows (KernelParams::mr) change the tiles' height,
+  // not whether they are packed.
+  const SimdTile blocked_tile = with_rows(pixel_rows_tile(facts, pixels, n), params);
+  const bool taller_in_place = out_blocked && pixel_rows_tile(facts, pixels, n).mr > simd_tile(facts).mr &&
+                               g.kernel[0] * g.kernel[1] > 1;
+  const bool pack_pixels = pixel_rows && !taller_in_place && packs_pixel_tiles(m, kk, simd_tile(facts));
   const SimdTile gemm_tile = out_blocked && !pack_pixels ? blocked_tile : tile;
   // Transposed, B is W^T packed at compile time: threads may split the pixel tiles and share
   // the weights through L3.
-  const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group, /*b_prepacked=*/pixel_rows, gemm_tile);
+  const GemmSplit split =
+      with_split(gemm_split(k.ctx, m, n, kk, p.batch * p.group, /*b_prepacked=*/pixel_rows, gemm_tile), params);
   // The padded phase planes (or the unpadded input they would copy), whose last one may be
   // read up to the kernel's extent past its end.
   const int64_t padded_floats =
@@ -463,10 +483,13 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const int64_t a_floats = !pixel_rows   ? m * kk
                            : pack_pixels ? packed_pixel_floats(m, kk, tile)
                                          : padded_floats;
-  const GemmBlocking first = gemm_blocking(facts, m, kk, 1, a_floats * 4, gemm_tile);
-  const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
-                                 (n + tile.nr - 1) / tile.nr);
-  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, a_floats * 4, gemm_tile);
+  const GemmBlocking first = gemm_blocking(facts, m, kk, 1, a_floats * 4, gemm_tile, params.kc);
+  const int64_t panels = (n + tile.nr - 1) / tile.nr;
+  const int64_t group = with_group(
+      std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk), panels), params,
+      panels);
+  const GemmBlocking blocking =
+      gemm_blocking(facts, split.rows_per_part(m), kk, group, a_floats * 4, gemm_tile, params.kc);
 
   CodeWriter& w = k.w;
   if (pixel_rows)
@@ -478,7 +501,8 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const int64_t packed_floats = packed_pixel_floats(m, kk, tile);
   w.line("// input ({}); W {}{}.", pack_pixels ? "its pixel tiles packed once" : "no im2col",
          prepacked ? "packed into panels at compile time" : "read in place", out_blocked ? "; Y NCHWc" : "");
-  emit_simd_asserts(w, tile);
+  emit_simd_asserts(w, simd_tile(facts));
+  if (!params.cost_model()) w.line("// Tuned parameters: {}.", params.text());
   w.line("using Shifted = aotc_simd::ShiftedConv<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
   w.line("                                       kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
   if (pixel_rows)
@@ -490,7 +514,8 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
     w.line("constexpr int kMR = {};  // rows of a register tile (pixels)", gemm_tile.mr);
     w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM, kMR);");
   } else {
-    w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
+    w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM{});",
+           row_tiles_arg(tile, facts));
   }
   w.line("constexpr int64_t kGroup = {};  // B panels per group", group);
   std::string padded_base;
@@ -525,7 +550,8 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   if (pack_pixels) {
     w.line("float* AOTC_RESTRICT packed_a = reinterpret_cast<float*>({});", packed_base);
     emit_split_copy(k, split.parts, "kRowTiles",
-                    "aotc_simd::pack_pixel_rows<Shifted>(src, packed_a, begin, end);");
+                    fmt::format("aotc_simd::pack_pixel_rows<Shifted{}>(src, packed_a, begin, end);",
+                                row_tiles_arg(tile, facts)));
   }
   AOTC_RETURN_IF_ERROR(emit_gemm_part_begin(k, p, split, blocking, partial_base, "kOutPlane", out_blocked));
   if (pixel_rows) {
@@ -533,7 +559,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
     const char* out_store = out_blocked ? "store" : "transposed";
     if (!out_blocked) w.line("aotc_simd::TransposedStore<decltype(store)> transposed{{store}};");
     if (pack_pixels) {
-      w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<true, kK>, kGroup, kKc, kRowBlock>(");
+      w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock>(", a_layout(true, tile, facts));
       w.line("    packed_a, wg, {}, partial, panel_begin, panel_end, row_begin, row_end);", out_store);
     } else {
       w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::PixelRows<Shifted, kMR>, kGroup, kKc, kRowBlock>(");
@@ -541,8 +567,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
     }
   } else {
     w.line("aotc_simd::GridStore<decltype(store), Shifted::kGridW, kOutW> grid{{store}};");
-    w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup, kKc, kRowBlock,",
-           prepacked ? "true" : "false");
+    w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock,", a_layout(prepacked, tile, facts));
     w.line("                aotc_simd::ShiftedRows<Shifted>>(wg, src, grid, partial, panel_begin,");
     w.line("                                                 panel_end, row_begin, row_end);");
   }
@@ -556,7 +581,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
 /// the parts pack the panels together (each a share, then a barrier), then each computes its
 /// row tiles over all of them.
 Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const GemmSplit& split,
-                                    const SimdTile& tile, bool prepacked, int64_t panels) {
+                                    const SimdTile& tile, bool prepacked, int64_t panels, int64_t kc_choice) {
   const TargetFacts& facts = *k.ctx.facts;
   const int64_t kk = p.group_in_c * p.g.kernel[0] * p.g.kernel[1];
   CodeWriter& w = k.w;
@@ -564,7 +589,7 @@ Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const Gem
   w.line("static_assert(kPanels == {}, \"panels as reserved\");", panels);
   const std::string packed_base = k.scratch(panels * tile.nr * kk * 4);
   const GemmBlocking blocking =
-      gemm_blocking(facts, split.rows_per_part(p.group_out_c), kk, panels, p.group_out_c * kk * 4);
+      gemm_blocking(facts, split.rows_per_part(p.group_out_c), kk, panels, p.group_out_c * kk * 4, tile, kc_choice);
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({});", packed_base);
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
@@ -576,8 +601,7 @@ Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const Gem
                   "aotc_simd::pack_im2col_panels<Geometry>(x, packed + begin * aotc_simd::kTileCols * kK, "
                   "begin, end);");
   AOTC_RETURN_IF_ERROR(emit_gemm_part_begin(k, p, split, blocking, partial_base, "kN"));
-  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup, kKc, kRowBlock>(",
-         prepacked ? "true" : "false");
+  w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock>(", a_layout(prepacked, tile, facts));
   w.line("    wg, packed, store, partial, panel_begin, panel_end, row_begin, row_end);");
   emit_parallel_end(k, split);
   w.close();
@@ -591,22 +615,23 @@ Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const Gem
 Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   const Node& node = k.node;
   const TargetFacts& facts = *k.ctx.facts;
-  const SimdTile tile = simd_tile(facts);
+  const KernelParams params = kernel_params(k.computed_node(), k.ctx);
+  const SimdTile tile = with_rows(simd_tile(facts), params);
   const WindowGeometry& g = p.g;
   const int64_t m = p.group_out_c, n = g.output[0] * g.output[1];
   const int64_t kk = p.group_in_c * g.kernel[0] * g.kernel[1];
-  const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
-  const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group);
+  const bool prepacked = packed_weight(node, 1, k.operand(1), k.ctx).has_value();
+  const GemmSplit split = with_split(gemm_split(k.ctx, m, n, kk, p.batch * p.group, false, tile), params);
   // im2col panels packed at once. Unblocked, the group's panels stay in L2 while every row tile
   // passes; K-blocked, only one panel's K block must stay (in L1), so the group grows to cut
   // the passes over the weights, up to a packing buffer of twice L2.
   int64_t group = panel_group(facts, kk);
-  if (gemm_blocking(facts, m, kk, 1, m * kk * 4).blocks > 1) {
+  if (gemm_blocking(facts, m, kk, 1, m * kk * 4, tile, params.kc).blocks > 1) {
     const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
     group = std::max<int64_t>(group, 2 * l2 / (tile.nr * kk * 4));
   }
   const int64_t panels = (n + tile.nr - 1) / tile.nr;
-  group = std::min(group, panels);
+  group = with_group(std::min(group, panels), params, panels);
   // Parts that split the row tiles each read every panel. When one group holds all of them and
   // each part has few row tiles (so that packing is a large share of its work), the threads
   // pack them once, each a share, into one buffer (a parallel section of its own) instead of
@@ -620,16 +645,18 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   CodeWriter& w = k.w;
   w.line("// {}x{} register tiles of the {} GEMM; W {}.", tile.mr, tile.nr, facts.simd,
          prepacked ? "packed into row panels at compile time" : "read in place");
-  emit_simd_asserts(w, tile);
+  emit_simd_asserts(w, simd_tile(facts));
+  if (!params.cost_model()) w.line("// Tuned parameters: {}.", params.text());
   w.line("using Geometry = aotc_simd::Conv2d<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
   w.line("                                   kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
   w.line("constexpr int64_t kM = kGroupOutC, kN = kOutPlane, kK = Geometry::kK;");
-  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
-  if (shared_panels) return emit_conv_simd_shared_panels(k, p, split, tile, prepacked, panels);
+  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM{});",
+         row_tiles_arg(tile, facts));
+  if (shared_panels) return emit_conv_simd_shared_panels(k, p, split, tile, prepacked, panels, params.kc);
   w.line("constexpr int64_t kGroup = {};  // im2col panels packed (and kept in L2) at once", group);
   w.line("constexpr int64_t kPackedFloats = kGroup * aotc_simd::kTileCols * kK;  // per part");
   std::string packed_base = k.scratch(split.parts * group * tile.nr * kk * 4);
-  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4, tile, params.kc);
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   emit_parallel_begin(k, split);
   emit_part_ranges(k, split);
@@ -646,8 +673,7 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   w.open("for (int64_t g0 = panel_begin; g0 < panel_end; g0 += kGroup)");
   w.line("const int64_t g1 = std::min(panel_end, g0 + kGroup);");
   w.line("aotc_simd::pack_im2col_panels<Geometry>(x, packed, g0, g1);");
-  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup, kKc, kRowBlock>(",
-         prepacked ? "true" : "false");
+  w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock>(", a_layout(prepacked, tile, facts));
   w.line("    wg, packed - g0 * aotc_simd::kTileCols * kK, store, partial, g0, g1, row_begin, row_end);");
   w.close();
   w.close();
@@ -661,10 +687,13 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
 /// tap by tap in vector registers and stored through the Store policy. Threads take channels.
 Status emit_depthwise_simd(CppKernel& k, const ConvParams& p) {
   const TargetFacts& facts = *k.ctx.facts;
+  const KernelParams params = kernel_params(k.computed_node(), k.ctx);
   const WindowGeometry& g = p.g;
-  // Depthwise2d::Vec: 8 lanes instead of 16 where they leave fewer lanes of a row idle.
-  const int64_t widest = facts.vector_bits / 32, ow = g.output[1];
-  const int64_t lanes = widest == 16 && (ow + 7) / 8 * 8 < (ow + 15) / 16 * 16 ? 8 : widest;
+  const int64_t widest = facts.vector_bits / 32;
+  const int64_t lanes = widest == 16 && params.lanes > 0 ? params.lanes : depthwise_lanes(facts, g.output[1]);
+  // Depthwise2d's own rule, which the template follows unless told otherwise.
+  const int64_t ow = g.output[1];
+  const int64_t rule_lanes = widest == 16 && (ow + 7) / 8 * 8 < (ow + 15) / 16 * 16 ? 8 : widest;
   // Depthwise2d::kScratchFloats, computed here to reserve the scratch (checked by a static_assert).
   const int64_t rows = (g.output[0] - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1;
   const int64_t out_vectors = (g.output[1] + lanes - 1) / lanes;
@@ -685,8 +714,10 @@ Status emit_depthwise_simd(CppKernel& k, const ConvParams& p) {
          rows, phase_w, lanes);
   w.line("static_assert(aotc_simd::kLanes == {}, \"aotc_simd.h is compiled for another instruction set\");",
          widest);
+  if (!params.cost_model()) w.line("// Tuned parameters: {}.", params.text());
   w.line("using Geometry = aotc_simd::Depthwise2d<kInH, kInW, kKH, kKW, kStrideH, kStrideW, kDilationH,");
-  w.line("                                        kDilationW, kPadH, kPadW, kOutH, kOutW>;");
+  w.line("                                        kDilationW, kPadH, kPadW, kOutH, kOutW{}>;",
+         lanes == rule_lanes ? "" : fmt::format(", {}", lanes));
   w.line("constexpr int64_t kScratchFloats = {};  // per part", scratch_floats);
   w.line("static_assert(Geometry::kScratchFloats == kScratchFloats, \"scratch reserved for another geometry\");");
   w.line("static_assert(Geometry::kLanes == {}, \"vectors of another width than described above\");", lanes);
@@ -760,12 +791,66 @@ Status emit_conv(CppKernel& k) {
   }
   if (simd_conv(node, k.ctx.facts)) {
     // The transposed order needs W^T packed into channel panels (conv_weight_layout).
-    if (packed_weight(node, 1, k.operand(1), *k.ctx.facts) && conv_pixel_rows(node, *k.ctx.facts))
-      return emit_conv_shifted(k, p, /*pixel_rows=*/true);
-    return shifted_conv_pays(g, p.group_out_c) ? emit_conv_shifted(k, p, /*pixel_rows=*/false) : emit_conv_simd(k, p);
+    const bool packable = packed_weight(node, 1, k.operand(1), k.ctx).has_value();
+    switch (conv_form(node, kernel_params(k.computed_node(), k.ctx), *k.ctx.facts, packable, g, p.group_out_c)) {
+      case KernelParams::ConvForm::kPixelRows: return emit_conv_shifted(k, p, /*pixel_rows=*/true);
+      case KernelParams::ConvForm::kShifted: return emit_conv_shifted(k, p, /*pixel_rows=*/false);
+      default: return emit_conv_simd(k, p);
+    }
   }
   if (simd_depthwise(node, k.ctx.facts)) return emit_depthwise_simd(k, p);
   return pointwise ? emit_pointwise(k, p) : emit_direct(k, p, axes);
+}
+
+/// What `aotc tune` times besides the cost model's choice for a SIMD convolution: the other
+/// conv forms, tile heights (fewer ragged tiles), the K reduction blocked or not, one B panel at
+/// a time, the other thread split; for a row-major depthwise one, the other vector width.
+KernelAlternatives conv_alternatives(const Node& node, const Node& kernel_node, const KernelContext& ctx) {
+  KernelAlternatives out;
+  const TargetFacts& facts = *ctx.facts;
+  if (!simd_conv_operands(node, &facts)) return out;
+  const std::vector<int64_t> xd = static_dims(node.input(0)->shape());
+  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
+  Expected<WindowGeometry> geometry = window_geometry(node, {xd.begin() + 2, xd.end()}, {wd.begin() + 2, wd.end()});
+  if (!geometry.has_value()) return out;
+  const WindowGeometry& g = *geometry;
+  const int64_t group = node.attrs().get_int("group", 1), m = wd[0] / group, taps = wd[2] * wd[3];
+  const int64_t pixels = g.output[0] * g.output[1], kk = wd[1] * taps;
+  out.multiply_adds = static_cast<double>(xd[0] * wd[0] * pixels * kk);
+  const bool blocked = touches_nchwc(kernel_node);
+  if (simd_depthwise(node, &facts)) {
+    if (!blocked && facts.vector_bits == 512)
+      out.params.push_back(KernelParams{.lanes = depthwise_lanes(facts, g.output[1]) == 8 ? 16 : 8});
+    return out;
+  }
+  if (!simd_conv(node, &facts)) return out;
+  using Form = KernelParams::ConvForm;
+  const bool packable = packed_weight(node, 1, kernel_operand(kernel_node, node, 1), ctx).has_value();
+  const Form form = blocked ? Form::kPixelRows : conv_form(node, {}, facts, packable, g, m);
+  // The GEMM of the form: output pixels as rows (transposed, NCHWc), or channels as rows.
+  const bool pixel_rows = form == Form::kPixelRows;
+  const int64_t gm = pixel_rows ? pixels : m, gn = pixel_rows ? m : pixels;
+  std::vector<int> rows = alternative_rows(facts, gm, gn, kk);
+  auto add_rows = [&](size_t count) {
+    for (size_t i = 0; i < count && !rows.empty(); ++i) {
+      out.params.push_back(KernelParams{.mr = rows.front()});
+      rows.erase(rows.begin());
+    }
+  };
+  add_rows(2);
+  if (!blocked) {
+    for (Form other : {Form::kPixelRows, Form::kShifted, Form::kIm2col})
+      if (other != form && (other != Form::kPixelRows || packable)) out.params.push_back(KernelParams{.form = other});
+  }
+  out.params.push_back(KernelParams{.kc = KernelParams::kWholeK});
+  out.params.push_back(KernelParams{.kc = std::max<int64_t>(64, facts.l1_bytes / 2 / (simd_tile(facts).nr * 4))});
+  out.params.push_back(KernelParams{.group = 1});
+  if (ctx.threads > 1) {
+    out.params.push_back(KernelParams{.split = KernelParams::Split::kRows});
+    out.params.push_back(KernelParams{.split = KernelParams::Split::kPanels});
+  }
+  add_rows(rows.size());
+  return out;
 }
 
 }  // namespace
@@ -804,6 +889,7 @@ Status emit_gemm_part_begin(CppKernel& k, const ConvParams& p, const GemmSplit& 
 void register_conv_cpp_kernels(CppKernelRegistry& r) {
   r.add("Conv", emit_conv, KernelDTypes::kComputable, /*accepts_epilogue=*/true);
   register_weight_layout("Conv", conv_weight_layout);
+  register_kernel_alternatives("Conv", conv_alternatives);
 }
 
 }  // namespace aotc::codegen
