@@ -9,7 +9,8 @@
 /// runner (`--bench N`, the median of N runs) in an order that flips from round to round, and a
 /// candidate's time is the median of its rounds. Every candidate's output is compared with the
 /// cost model's choice's (they may differ only by summation order). The fastest candidate is
-/// recorded when it beats the cost model's choice by at least kMinGain; the records go to the
+/// recorded when it beats the cost model's choice by at least kMinGain in the medians and in
+/// most rounds, each against the same round's; the records go to the
 /// tuning file, merged with what it held (targets/tuning.h), after each batch.
 ///
 /// Kernels are timed heaviest first (multiply-adds times uses), as long as the budget lasts;

@@ -684,6 +684,21 @@ TEST(Runner, HandlesTheCommandLine) {
   r = run_runner(scale_model(), {"--weights"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--weights needs a value"), std::string::npos);
+  r = run_runner(scale_model(), {"--bench", "2", "--flush", "-5"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--flush needs a positive number of bytes, got '-5'"), std::string::npos) << r.err;
+}
+
+TEST(Runner, FlushesBetweenBenchRunsAndComputesTheSame) {
+  // The caches flushed before each timed run (aotc tune's cold weights): the same outputs, the
+  // same statistics line.
+  fs::path dir = temp_dir();
+  RunResult r = run_runner(scale_model(), {"--output-dir", dir.string(), "--bench", "3", "--flush", "1048576"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(" ms, 3 runs)"), std::string::npos) << r.out;
+  std::string name;
+  std::vector<float> y = read_output(dir / "output_0.pb", &name);
+  ASSERT_EQ(y.size(), 6u);
 }
 
 }  // namespace
