@@ -168,7 +168,7 @@ double relative_l2(const TensorData& a, const TensorData& b) {
   double diff = 0, norm = 0;
   const float* x = a.data<float>();
   const float* y = b.data<float>();
-  for (size_t i = 0; i < a.num_elements(); ++i) {
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
     const double d = static_cast<double>(x[i]) - static_cast<double>(y[i]);
     diff += d * d;
     norm += static_cast<double>(y[i]) * static_cast<double>(y[i]);
@@ -208,6 +208,10 @@ class Tuner {
       summary_.kernels = static_cast<int>(kernels_.size());
       summary_.listing = listing(todo);
       return summary_;
+    }
+    if (o_.max_kernels > 0 && todo.size() > static_cast<size_t>(o_.max_kernels)) {
+      summary_.over_limit = static_cast<int>(todo.size()) - o_.max_kernels;
+      todo.resize(static_cast<size_t>(o_.max_kernels));
     }
     log(fmt::format("aotc tune: {} distinct kernels with parameters ({} already in {}), budget {:.0f} s", kernels_.size(),
                     summary_.reused, o_.output, o_.budget_seconds));

@@ -35,6 +35,9 @@ struct TuneOptions {
   std::vector<int> threads = {1};
   /// Seconds the whole tuning may take, building and timing included (checked between kernels).
   double budget_seconds = 600;
+  /// At most this many kernels are timed, the heaviest (0: no limit); the others keep the cost
+  /// model's choice. A tuning of a fixed amount of work whatever the machine's load (a CI check).
+  int max_kernels = 0;
   /// Candidates timed per kernel, the cost model's choice included.
   int max_candidates = 4;
   /// Rounds of timings per kernel (each candidate runs once per round).
@@ -57,6 +60,7 @@ struct TuneSummary {
   int timed = 0;        ///< Timed in this run.
   int reused = 0;       ///< Already in the file for this machine.
   int over_budget = 0;  ///< Left to the cost model: the budget ran out first.
+  int over_limit = 0;   ///< Left to the cost model: beyond max_kernels.
   int improved = 0;     ///< Timed kernels whose record is not the cost model's choice.
   int failed = 0;       ///< Kernels whose cost model choice did not build or run.
   double seconds = 0;

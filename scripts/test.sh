@@ -68,7 +68,7 @@ else
   echo "== SIMD target (x86-64-avx512): skipped, this CPU has no AVX-512 (aotc targets: host is not x86-64-avx512)"
 fi
 
-# `aotc tune` on this machine (host): a small model tuned with a short budget and compiled with
+# `aotc tune` on this machine (host): a small model's four heaviest kernels tuned and compiled with
 # its records, and the SIMD kernel cases compiled with every kernel forced to its first and
 # second candidate, all against onnxruntime; the errors of --tuning (docs/tuning.md). Full
 # sweep of every candidate: --sweep 3.

@@ -46,8 +46,9 @@ void run_tune(TuneArgs& args) {
   const TuneSummary& s = *summary;
   std::printf(
       "aotc: wrote %s: %d kernels timed in %.0f s (%d faster than the cost model's choice), %d already recorded, "
-      "%d left to the cost model by the budget%s; the timed kernels' sum %.3f -> %.3f ms (%.3fx)\n",
+      "%d left to the cost model by the budget%s%s; the timed kernels' sum %.3f -> %.3f ms (%.3fx)\n",
       o.output.c_str(), s.timed, s.seconds, s.improved, s.reused, s.over_budget,
+      s.over_limit ? fmt::format(", {} beyond --kernels", s.over_limit).c_str() : "",
       s.failed ? fmt::format(", {} could not be timed", s.failed).c_str() : "", s.cost_model_ms, s.tuned_ms,
       s.cost_model_ms > 0 ? s.tuned_ms / s.cost_model_ms : 1.0);
 }
@@ -72,6 +73,11 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--budget", o.budget_seconds,
                   "Seconds the tuning may take, building and timing included (default 600); the kernels left "
                   "when it runs out keep the cost model's choice")
+      ->allow_extra_args(false);
+  cmd->add_option("--kernels", o.max_kernels,
+                  "Time at most this many kernels, the heaviest (default: all the budget allows); the others keep "
+                  "the cost model's choice")
+      ->check(CLI::NonNegativeNumber)
       ->allow_extra_args(false);
   cmd->add_option("--candidates", o.max_candidates,
                   "Candidates timed per kernel, the cost model's choice included (default 4)")
