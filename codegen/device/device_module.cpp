@@ -16,8 +16,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
-
 int count_lines(const std::string& s) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
 }
@@ -33,30 +31,21 @@ std::string signature(const Node& n) {
   return ins + " -> " + outs;
 }
 
-/// `text` with `qualifier` before its definition (the first line that is not a comment).
-std::string qualify_helper(const std::string& text, const std::string& qualifier) {
-  if (qualifier.empty()) return text;
-  size_t at = 0;
-  while (text.compare(at, 2, "//") == 0) at = text.find('\n', at) + 1;
-  return text.substr(0, at) + qualifier + " " + text.substr(at);
-}
-
 class DeviceModuleBuilder {
  public:
   DeviceModuleBuilder(const ModuleSpec& spec, const KernelDialect& d, const TargetFacts& facts)
-      : spec_(spec), d_(d), facts_(facts) {}
+      : spec_(spec), d_(d), facts_(facts), placement_(spec, facts.alignment) {}
 
   Expected<DeviceModule> build() {
-    place_io();
-    m_.buffer_bytes[static_cast<int>(DeviceBuffer::kArena)] = spec_.arena.arena_bytes;
-    m_.buffer_bytes[static_cast<int>(DeviceBuffer::kWeights)] = spec_.weights.total_bytes;
+    m_.buffer_bytes = placement_.buffer_bytes();
+    m_.inputs = placement_.inputs();
     for (const Node* n : spec_.graph.nodes()) {
       if (n->num_outputs() == 1 && spec_.arena.views.count(n->output(0))) continue;  // no code
       auto kernels = emit_device_kernels(*n, d_, facts_);
       if (!kernels.has_value()) return kernels.status().with_context(n->describe());
       for (auto& k : *kernels) AOTC_RETURN_IF_ERROR(add_launch(*n, *k));
     }
-    for (const Value* v : spec_.graph.outputs()) m_.outputs.push_back(span_of(*v));
+    m_.outputs = placement_.outputs();
 
     std::string head = fmt::format(
         "// {}\n//\n// The {} kernels of the model `{}`: {} distinct kernels for {} launches.\n"
@@ -72,45 +61,13 @@ class DeviceModuleBuilder {
   }
 
  private:
-  // Graph inputs first, then every graph output a kernel writes, each aligned.
-  void place_io() {
-    int64_t io = 0;
-    auto place = [&](const Value* v) {
-      int64_t bytes = *value_bytes(*v);
-      io = align_up(io, facts_.alignment);
-      io_[v] = DeviceSpan{DeviceBuffer::kIo, io, bytes};
-      io += bytes;
-    };
-    for (const Value* v : spec_.graph.inputs()) {
-      place(v);
-      m_.inputs.push_back(io_.at(v));
-    }
-    for (const Value* v : spec_.graph.outputs()) {
-      if (v->producer() && !io_.count(v)) place(v);
-    }
-    m_.buffer_bytes[static_cast<int>(DeviceBuffer::kIo)] = io;
-  }
-
-  DeviceSpan span_of(const Value& value) const {
-    const Value* v = &value;
-    if (auto it = spec_.arena.views.find(v); it != spec_.arena.views.end()) v = it->second;
-    int64_t bytes = *value_bytes(value);
-    if (auto it = io_.find(v); it != io_.end())
-      return {DeviceBuffer::kIo, it->second.offset, bytes};
-    if (v->is_constant()) return {DeviceBuffer::kWeights, spec_.weights.offsets.at(v), bytes};
-    auto it = spec_.arena.offsets.find(v);
-    AOTC_INTERNAL_ASSERT(it != spec_.arena.offsets.end(), "value '{}' has no device buffer",
-                         v->name());
-    return {DeviceBuffer::kArena, it->second, bytes};
-  }
-
   Status add_launch(const Node& n, const KernelText& k) {
     // The signature and body without the name decide whether the kernel exists already.
     std::vector<std::string> params, prologue;
     std::vector<DeviceSpan> spans;
     for (const KernelArg& a : k.args) {
       AOTC_INTERNAL_ASSERT(a.value, "{}: kernel argument '{}' has no value", n.describe(), a.name);
-      DeviceSpan span = span_of(*a.value);
+      DeviceSpan span = placement_.span_of(*a.value);
       const int64_t skip = a.element_offset * dtype_size(a.element_type());
       span.offset += skip;
       span.bytes -= skip;
@@ -183,8 +140,8 @@ class DeviceModuleBuilder {
   const ModuleSpec& spec_;
   const KernelDialect& d_;
   const TargetFacts& facts_;
+  DevicePlacement placement_;
   DeviceModule m_;
-  std::unordered_map<const Value*, DeviceSpan> io_;
   std::map<std::string, int> kernel_by_text_;
   std::set<std::string> helpers_;
   std::set<DType> dtypes_;
