@@ -127,12 +127,16 @@ class ElementwisePlanner {
 
     const int64_t total_rows = product(n_.dims, 0, k - 1);
     const int cores = std::max(1, npu_.vector_cores);
-    // Rows of whole runs when one row fits, else chunks of one run.
+    // Rows of whole runs when one row fits and there are rows enough for the cores; else
+    // chunks of one run (long rows, or few of them: one tensor-wide row keeps one core busy).
     auto rows_plan = [&](int64_t rows) { return build(Shape{rows, run_, round_up(run_, align_)}, true); };
     const int64_t row_cap =
         std::min(row_extent_, std::max<int64_t>(1, ceil_div(total_rows, cores)));
     depth_ = ceil_div(total_rows, row_cap) > cores ? 2 : 1;
-    Expected<TilePlan> plan = fit_largest(1, row_cap, 1, rows_plan, npu_);
+    const bool few_long_rows = total_rows < cores && run_ >= 2 * cores * align_;
+    Expected<TilePlan> plan =
+        few_long_rows ? Expected<TilePlan>(unsupported("few long rows"))
+                      : fit_largest(1, row_cap, 1, rows_plan, npu_);
     if (!plan.has_value()) {
       if (plan.status().kind() != ErrorKind::kUnsupported) return plan.status();
       const int64_t col_cap =

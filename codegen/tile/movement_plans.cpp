@@ -7,6 +7,8 @@
 // output, say) are one contiguous copy; Cast converts (vector Cast where the vector unit has the
 // conversion, else the scalar unit). Bits move as unsigned integers of the element's width, so
 // every dtype moves exactly and kernels are shared between dtypes of one width.
+#include <algorithm>
+
 #include "codegen/tile/elementwise_tiles.h"
 #include "codegen/tile/tile_planner.h"
 #include "graph/ops/op_helpers.h"
@@ -31,14 +33,19 @@ Status plan_box_copy(TileContext& k, const Value* src, const Value* dst, const C
   ElementwiseProblem p;
   p.what = "copy";
   p.dims = box.dims;
-  GmArg out = k.arg(dst, "y", true, bits);
-  out.element_offset = box.dst_offset;
-  out.elements -= box.dst_offset;
-  p.out = ViewOperand{out, 0, box.dst_strides};
-  GmArg in = k.arg(src, "x0", false, bits);
-  in.element_offset = box.src_offset;
-  in.elements -= box.src_offset;
-  p.operands.push_back(ViewOperand{in, 0, box.src_strides});
+  // A view's first element becomes the kernel's pointer (so that copies of equal boxes into
+  // different places share a kernel) unless it walks backwards from there (negative steps).
+  auto view = [&](const Value* v, const std::string& name, bool out, int64_t offset,
+                  const std::vector<int64_t>& strides) {
+    GmArg a = k.arg(v, name, out, bits);
+    if (std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s < 0; }))
+      return ViewOperand{a, offset, strides};
+    a.element_offset = offset;
+    a.elements -= offset;
+    return ViewOperand{a, 0, strides};
+  };
+  p.out = view(dst, "y", true, box.dst_offset, box.dst_strides);
+  p.operands.push_back(view(src, "x0", false, box.src_offset, box.src_strides));
   p.chain = ElementChain::identity(bits);
   p.comments.push_back(fmt::format("{}: {} -> {}", k.node.op(), src->type().to_string(),
                                    dst->type().to_string()));

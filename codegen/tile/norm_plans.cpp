@@ -11,6 +11,8 @@
 #include <cmath>
 
 #include "codegen/tile/row_tiles.h"
+#include "codegen/tile/tile_buffers.h"
+#include "codegen/tile/tile_loop.h"
 #include "codegen/tile/tile_planner.h"
 #include "graph/ops/op_helpers.h"
 
@@ -31,18 +33,119 @@ void reduce_into(RowContext& c, ReduceOp op, BufRef src, const std::string& var)
   c.ops.push_back(ScalarRead{var, DType::kFloat32, c.red, -1, Index(0)});
 }
 
-/// Applies vector function `op` (Sqrt, Ln) to scalar `in` on the vector unit, into `var`.
-void vector_of_scalar(RowContext& c, VecUnaryOp op, const std::string& in, const std::string& var,
-                      bool reciprocal) {
+/// 1 / sqrt(in) of scalar `in`, on the vector unit (the scalar unit has no square root), into
+/// scalar `var`.
+void reciprocal_sqrt(RowContext& c, const std::string& in, const std::string& var) {
   c.ops.push_back(ScalarWrite{c.red, Scalar::named(in)});
   c.ops.push_back(PipeSync{Unit::kScalar, Unit::kVector});
-  c.ops.push_back(VecUnary{op, c.red, c.red, 1});
-  if (reciprocal) {
-    c.ops.push_back(VecDup{c.one, Scalar::of(1), 1});
-    c.ops.push_back(VecBinary{VecBinaryOp::kDiv, c.red, c.one, c.red, 1});
-  }
+  c.ops.push_back(VecUnary{VecUnaryOp::kSqrt, c.red, c.red, 1});
+  c.ops.push_back(VecDup{c.one, Scalar::of(1), 1});
+  c.ops.push_back(VecBinary{VecBinaryOp::kDiv, c.red, c.one, c.red, 1});
   c.ops.push_back(PipeSync{Unit::kVector, Unit::kScalar});
   c.ops.push_back(ScalarRead{var, DType::kFloat32, c.red, -1, Index(0)});
+}
+
+/// Softmax along an axis that is not the last: x seen as [outer, n, inner], a tile is the n rows
+/// of a chunk of `cols` inner elements (the whole axis in the vector memory), and the maximum and
+/// sum run across its rows by vector Max and Add.
+Expected<TilePlan> plan_softmax_columns(TileContext& k, bool log, int64_t outer, int64_t n,
+                                        int64_t inner) {
+  const NpuFacts& npu = k.npu;
+  const Value* x = k.input(0);
+  const DType t = x->dtype();
+  const int64_t align = std::max<int64_t>(1, npu.copy_granule_bytes / std::min<int64_t>(4, dtype_size(t)));
+  const int cores = std::max(1, npu.vector_cores);
+  auto build = [&](int64_t cols) -> Expected<TilePlan> {
+    const int64_t pitch = round_up(cols, align), chunks = ceil_div(inner, cols);
+    const int64_t tiles = outer * chunks;
+    TilePlan plan;
+    plan.what = log ? "log_softmax_columns" : "softmax_columns";
+    plan.tile_elements = n * cols;
+    plan.comments = {fmt::format("{} of {} along axis of {} elements, {} apart", log ? "LogSoftmax" : "Softmax",
+                                 x->type().to_string(), n, inner),
+                     fmt::format("{} tiles of {} rows x {} columns", tiles, n, cols)};
+    const int xa = plan.add_arg(k.arg(x, "x", false));
+    const int ya = plan.add_arg(k.arg(k.output(0), "y", true));
+    const CoreSplit split = split_over_cores(tiles, cores);
+    const int depth = split.per_core > 1 ? 2 : 1;
+    auto add = [&](std::string name, BufferKind kind, QueueFlow flow, DType d, int64_t e, int dp) {
+      TileBuffer b;
+      b.name = std::move(name);
+      b.kind = kind;
+      b.flow = flow;
+      b.dtype = d;
+      b.elements = e;
+      b.depth = dp;
+      return plan.add_buffer(std::move(b));
+    };
+    const BufferId xb = add("x", BufferKind::kQueue, QueueFlow::kIn, t, n * pitch, depth);
+    const BufferId xf = t != DType::kFloat32
+                            ? add("xf", BufferKind::kScratch, QueueFlow::kIn, DType::kFloat32, n * pitch, 1)
+                            : -1;
+    const BufferId yb = add("y", BufferKind::kQueue, QueueFlow::kOut, t, n * pitch, depth);
+    const BufferId yf = t != DType::kFloat32
+                            ? add("yf", BufferKind::kScratch, QueueFlow::kIn, DType::kFloat32, n * pitch, 1)
+                            : -1;
+    const BufferId mx = add("mx", BufferKind::kScratch, QueueFlow::kIn, DType::kFloat32, pitch, 1);
+    const BufferId sum = add("sum", BufferKind::kScratch, QueueFlow::kIn, DType::kFloat32, pitch, 1);
+    const BufferId e = add("e", BufferKind::kScratch, QueueFlow::kIn, DType::kFloat32, pitch, 1);
+    // t = o * chunks + c: rows x[o, 0.., c * cols..].
+    const Index base = Index(0).plus("t", n * inner, chunks).plus("t", cols, 1, chunks);
+    auto tile = [&](int64_t cn) {
+      Block in, compute, out;
+      const BufferId src = xf >= 0 ? xf : xb, dst = yf >= 0 ? yf : yb;
+      const Index row = Index::var("r", pitch);
+      in.push_back(Alloc{xb});
+      in.push_back(Copy{true, xa, base, {xb, 0}, n, cn, inner, pitch});
+      in.push_back(EnQue{xb});
+      compute.push_back(DeQue{xb});
+      compute.push_back(Alloc{yb});
+      if (xf >= 0) compute.push_back(VecCast{{xf, 0}, {xb, 0}, RoundMode::kNone, (n - 1) * pitch + cn});
+      auto rows = [&](Block body) {
+        auto l = std::make_shared<Loop>();
+        l->var = "r";
+        l->trip = n;
+        l->body = std::move(body);
+        return l;
+      };
+      compute.push_back(VecDup{{mx, 0}, Scalar::of(-INFINITY), cn});
+      compute.push_back(rows({VecBinary{VecBinaryOp::kMax, {mx, 0}, {mx, 0}, {src, row}, cn}}));
+      compute.push_back(VecDup{{sum, 0}, Scalar::of(0), cn});
+      compute.push_back(rows({VecBinary{VecBinaryOp::kSub, {src, row}, {src, row}, {mx, 0}, cn},
+                              VecUnary{VecUnaryOp::kExp, {e, 0}, {src, row}, cn},
+                              VecBinary{VecBinaryOp::kAdd, {sum, 0}, {sum, 0}, {e, 0}, cn}}));
+      if (log) {
+        compute.push_back(VecUnary{VecUnaryOp::kLn, {sum, 0}, {sum, 0}, cn});
+        compute.push_back(rows({VecBinary{VecBinaryOp::kSub, {dst, row}, {src, row}, {sum, 0}, cn}}));
+      } else {
+        compute.push_back(rows({VecUnary{VecUnaryOp::kExp, {src, row}, {src, row}, cn},
+                                VecBinary{VecBinaryOp::kDiv, {dst, row}, {src, row}, {sum, 0}, cn}}));
+      }
+      if (yf >= 0) compute.push_back(VecCast{{yb, 0}, {yf, 0}, RoundMode::kRint, (n - 1) * pitch + cn});
+      compute.push_back(EnQue{yb});
+      compute.push_back(Free{xb});
+      out.push_back(DeQue{yb});
+      out.push_back(Copy{false, ya, base, {yb, 0}, n, cn, inner, pitch});
+      out.push_back(Free{yb});
+      Block b;
+      b.push_back(make_op<Scope>("copy in", std::move(in)));
+      b.push_back(make_op<Scope>("compute", std::move(compute)));
+      b.push_back(make_op<Scope>("copy out", std::move(out)));
+      return b;
+    };
+    const int64_t ctail = inner - (chunks - 1) * cols;
+    std::optional<TailTiles> tail;
+    if (ctail != cols) tail = TailTiles{Index(0).plus("t", 1, 1, chunks), chunks - 1, tile(ctail)};
+    add_tile_loop(plan, tiles, cores, tile(cols), std::move(tail));
+    return plan;
+  };
+  const int64_t col_cap = std::max(align, round_up(ceil_div(outer * inner, cores), align));
+  Expected<TilePlan> plan =
+      fit_largest(align, std::min(round_up(inner, align), col_cap), align, build, npu);
+  if (!plan.has_value() && plan.status().kind() == ErrorKind::kUnsupported)
+    return unsupported("{} (the {} rows along the axis are held whole in the vector memory)",
+                       plan.status().message(), n);
+  return plan;
 }
 
 Status plan_softmax(TileContext& k) {
@@ -54,9 +157,11 @@ Status plan_softmax(TileContext& k) {
   const int axis = *normalize_axis(node.attrs().get_int("axis", -1), x->rank());
   const int64_t inner = product(dims, axis + 1), len = dims[axis];
   if (product(dims) == 0) return Status::ok();
-  if (inner != 1)
-    return unsupported("tile {} kernels normalise along the last axis, not axis {} of {}",
-                       node.op(), axis, x->type().to_string());
+  if (inner != 1) {
+    AOTC_ASSIGN_OR_RETURN(TilePlan plan, plan_softmax_columns(k, log, product(dims, 0, axis), len, inner));
+    k.add(std::move(plan));
+    return Status::ok();
+  }
   RowSpec s;
   s.what = log ? "log_softmax_rows" : "softmax_rows";
   s.comments = {fmt::format("{} of {} along its last axis", node.op(), x->type().to_string())};
@@ -72,9 +177,12 @@ Status plan_softmax(TileContext& k) {
     if (log) {
       BufRef e = c.take();
       c.ops.push_back(VecUnary{VecUnaryOp::kExp, e, c.row, c.len});
-      reduce_into(c, ReduceOp::kSum, e, "sum");
+      c.ops.push_back(VecReduce{ReduceOp::kSum, c.red, e, c.work, c.len});
       c.give(e);
-      vector_of_scalar(c, VecUnaryOp::kLn, "sum", "lsum", false);
+      // ln(sum) where the sum is, on the vector unit: the scalar unit has no logarithm.
+      c.ops.push_back(VecUnary{VecUnaryOp::kLn, c.red, c.red, 1});
+      c.ops.push_back(PipeSync{Unit::kVector, Unit::kScalar});
+      c.ops.push_back(ScalarRead{"lsum", DType::kFloat32, c.red, -1, Index(0)});
       c.ops.push_back(ScalarCompute{"nlsum", DType::kFloat32, ScalarFn::kSub, Scalar::of(0),
                                     Scalar::named("lsum")});
       c.ops.push_back(VecScalarCall{VecScalarOp::kAdds, *c.out, c.row, Scalar::named("nlsum"), c.len});
@@ -127,10 +235,11 @@ Status plan_layer_norm(TileContext& k) {
                          i == 1 ? "scale" : "bias", len, v->type().to_string());
     }
   }
-  for (int o = 1; o < node.num_outputs(); ++o)
-    if (k.output(o) && k.output(o)->has_uses()) s.stats.push_back(k.arg(k.output(o), o == 1 ? "mean" : "inv_std", true));
-  const bool want_mean = node.num_outputs() > 1 && k.output(1) && k.output(1)->has_uses();
-  const bool want_inv = node.num_outputs() > 2 && k.output(2) && k.output(2)->has_uses();
+  // The optional Mean and InvStdDev outputs, one value per row.
+  const bool want_mean = node.num_outputs() > 1 && k.output(1);
+  const bool want_inv = node.num_outputs() > 2 && k.output(2);
+  if (want_mean) s.stats.push_back(k.arg(k.output(1), "mean", true));
+  if (want_inv) s.stats.push_back(k.arg(k.output(2), "inv_std", true));
   const double inv_len = 1.0 / static_cast<double>(len);
   s.compute = [=](RowContext& c) -> Status {
     reduce_into(c, ReduceOp::kSum, c.row, "sum");
@@ -147,7 +256,7 @@ Status plan_layer_norm(TileContext& k) {
                                   Scalar::of(inv_len)});
     c.ops.push_back(ScalarCompute{"ve", DType::kFloat32, ScalarFn::kAdd, Scalar::named("var"),
                                   Scalar::of(eps)});
-    vector_of_scalar(c, VecUnaryOp::kSqrt, "ve", "rstd", true);
+    reciprocal_sqrt(c, "ve", "rstd");
     c.ops.push_back(VecScalarCall{VecScalarOp::kMuls, c.row, c.row, Scalar::named("rstd"), c.len});
     BufRef y = *c.out;
     if (operand[0] >= 0) {

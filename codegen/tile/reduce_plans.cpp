@@ -50,8 +50,28 @@ Status plan_reduce(TileContext& k) {
   if (node.num_inputs() > 1 && node.input(1) && !node.input(1)->constant_data())
     return unsupported("{} needs its axes at compile time", node.op());
   const std::vector<int64_t> dims = static_dims(x->shape());
-  if (product(dims) == 0 || product(static_dims(y->shape())) == 0)
-    return unsupported("{} of an empty tensor", node.op());
+  const int64_t out_elements = product(static_dims(y->shape()));
+  if (out_elements == 0) return Status::ok();  // nothing to write
+  if (product(dims) == 0) {
+    // Every output element reduces an empty set: the reduction's identity (NaN for a mean, 0/0).
+    const double empty = node.op() == "ReduceSum"    ? 0.0
+                         : node.op() == "ReduceMean" ? std::nan("")
+                         : node.op() == "ReduceMax"  ? -INFINITY
+                                                     : INFINITY;
+    if (!is_float_t && node.op() != "ReduceSum")
+      return unsupported("{} of an empty i32 tensor", node.op());
+    ElementwiseProblem p;
+    p.what = "fill";
+    p.dims = {out_elements};
+    p.out = ViewOperand{k.arg(y, "y", true), 0, {1}};
+    p.operands.emplace_back();  // a literal
+    p.chain = ElementChain::identity(t);
+    p.chain.literals[0] = empty;
+    p.comments = {fmt::format("{} of the empty {}: {}", node.op(), x->type().to_string(), empty)};
+    AOTC_ASSIGN_OR_RETURN(std::optional<TilePlan> plan, plan_elementwise(p, k.npu));
+    if (plan) k.add(std::move(*plan));
+    return Status::ok();
+  }
   const std::vector<bool> reduced = reduced_axes(node, x->rank());
 
   // Runs of kept (false) and reduced (true) axes, outermost first; unit axes dropped.
