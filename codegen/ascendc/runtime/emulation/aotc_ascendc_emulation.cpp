@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <new>
@@ -87,7 +88,7 @@ void set_launch_type(CoreType type) { t_next_type = type; }
 const std::string& pending_error() { return t_pending; }
 void clear_pending_error() { t_pending.clear(); }
 
-void run_kernel(const char* name, uint32_t blocks, const std::function<void()>& body) {
+void run_kernel(const char* name, uint32_t blocks, void (*body)(void*), void* context) {
   const char* const* names = t_next_names;
   const int num_names = t_next_num_names;
   const CoreType type = t_next_type;
@@ -113,7 +114,7 @@ void run_kernel(const char* name, uint32_t blocks, const std::function<void()>& 
       t_core = &state;
       std::string error;
       try {
-        body();
+        body(context);
       } catch (const Violation& v) {
         error = v.message;
       } catch (const std::bad_alloc&) {

@@ -33,7 +33,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <string>
 
 #include "aotc_runtime.h"
@@ -59,6 +58,12 @@
 #ifndef AOTC_ASCEND_HBM_BYTES
 #define AOTC_ASCEND_HBM_BYTES 68719476736ULL
 #endif
+
+/* CPU-debug builds compile kernels as host functions: the qualifiers say nothing. */
+#define __global__
+#define __aicore__
+#define __gm__
+#define GM_ADDR uint8_t*
 
 /* --- fp16 and bf16 -------------------------------------------------------------------------- */
 
@@ -132,7 +137,11 @@ void set_launch_type(CoreType type);
 /* Runs `body` on `blocks` emulated cores (threads), GetBlockIdx() 0 .. blocks - 1. A violation
  * on any core is recorded for the calling thread's stream (pending_error) and the launch stops;
  * launches made while an error is pending do not run, as on a failed stream. */
-void run_kernel(const char* name, uint32_t blocks, const std::function<void()>& body);
+void run_kernel(const char* name, uint32_t blocks, void (*body)(void*), void* context);
+template <typename F>
+void run_kernel_body(const char* name, uint32_t blocks, F body) {
+  run_kernel(name, blocks, [](void* f) { (*static_cast<F*>(f))(); }, &body);
+}
 
 /* The first violation since the last synchronisation of the calling thread's stream ("" when
  * none); clear_pending_error() is what aclrtSynchronizeStream does after reporting it. */

@@ -21,11 +21,6 @@
 #error "this is the host emulation of Ascend C: build with ASCENDC_CPU_DEBUG (CANN's bisheng provides the real kernel_operator.h)"
 #endif
 
-#define __global__
-#define __aicore__
-#define __gm__
-#define GM_ADDR uint8_t*
-
 /* The kernel's type, declared in its body (CANN 8): vector-only or cube-only. */
 #define KERNEL_TYPE_AIV_ONLY ::aotc_ascendc::CoreType::kVector
 #define KERNEL_TYPE_AIC_ONLY ::aotc_ascendc::CoreType::kCube
