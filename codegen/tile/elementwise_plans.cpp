@@ -2,8 +2,11 @@
 // nodes. An elementwise body is one elementwise tile kernel (elementwise_tiles.h) computing the
 // body's chain; an anchored body (MatMul + epilogue) is planned by the anchor's planner with the
 // body in its context.
+#include <set>
+
 #include "codegen/device/device_expressions.h"
 #include "codegen/tile/elementwise_tiles.h"
+#include "codegen/tile/vector_lowering.h"
 #include "codegen/tile/tile_planner.h"
 #include "graph/ops/op_helpers.h"
 
@@ -68,7 +71,8 @@ Status plan_fused(TileContext& k) {
   AOTC_ASSIGN_OR_RETURN(FusedBody body, fused_body(k.node));
   if (body.anchor) {
     const TilePlannerTraits* traits = TilePlannerRegistry::instance().traits(body.anchor->op());
-    if (!traits || !traits->accepts_epilogue)
+    if (!traits) return unsupported("no tile kernel for op '{}'", body.anchor->op());
+    if (!traits->accepts_epilogue)
       return unsupported("the tile kernel of {} cannot apply an epilogue", body.anchor->op());
     TileContext anchor(*body.anchor, k.facts);
     const auto& params = body.graph->inputs();
@@ -118,8 +122,18 @@ Status plan_epilogue(TileContext& k, const GmArg& product, const std::string& wh
 }
 
 void register_elementwise_plans(TilePlannerRegistry& r) {
-  for (const std::string& op : device_expression_ops()) {
+  // The ops with a vector lowering, and those whose element expression the scalar unit computes
+  // for some dtypes (no math library: integers, logic, comparisons, selection). Ops that need a
+  // math function the vector unit has no composition for (Floor, Sin, ...) are not planned.
+  std::set<std::string> ops;
+  for (const std::string& op : vector_lowering_ops()) ops.insert(op);
+  for (const char* op : {"Mod", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
+                         "And", "Or", "Xor", "Not", "Equal", "Less", "LessOrEqual", "Greater",
+                         "GreaterOrEqual", "Where", "Sign"})
+    ops.insert(op);
+  for (const std::string& op : ops) {
     if (op == "Cast" || op == "Identity") continue;  // data movement (movement_plans.cpp)
+    AOTC_INTERNAL_ASSERT(has_device_expression(op), "tile op {} has no element expression", op);
     r.add(op, plan_node);
   }
   r.add(kFusedOp, plan_fused);

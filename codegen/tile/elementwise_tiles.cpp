@@ -200,7 +200,8 @@ class ElementwisePlanner {
     }
     if (chunks > 1) {
       const int64_t step = rows_mode ? s.rows * (k >= 2 ? v.strides[k - 2] : 0) : s.cols * v.strides[k - 1];
-      at = at.plus("t", step, 1, chunks);
+      // t % chunks is t itself when there is one row of chunks.
+      at = at.plus("t", step, 1, inner == chunks ? 0 : chunks);
     }
     return at;
   }

@@ -500,6 +500,12 @@ const std::map<std::string, Lowerer::StepFn>& step_table() {
 
 }  // namespace
 
+std::vector<std::string> vector_lowering_ops() {
+  std::vector<std::string> ops;
+  for (const auto& [op, fn] : step_table()) ops.push_back(op);
+  return ops;
+}
+
 Status vector_unit_computes(const ElementChain& chain, const NpuFacts& npu) {
   for (size_t i = 0; i < chain.operand_dtypes.size(); ++i) {
     const DType t = chain.operand_dtypes[i];

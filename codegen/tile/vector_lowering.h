@@ -46,6 +46,9 @@ class TempPool {
 /// i32 for i32), or nullopt when it computes on neither.
 std::optional<DType> vector_compute_dtype(DType storage, const NpuFacts& npu);
 
+/// The ops with a vector lowering.
+std::vector<std::string> vector_lowering_ops();
+
 /// Ok when every step of the chain has a vector lowering for its dtypes on this chip.
 Status vector_unit_computes(const ElementChain& chain, const NpuFacts& npu);
 
