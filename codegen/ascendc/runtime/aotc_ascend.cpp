@@ -149,6 +149,11 @@ extern "C" aotc_status aotc_ascend_open(const aotc_device_module* module,
   s->kernels = kernels;
   const char* sync = std::getenv("AOTC_ASCEND_SYNC");
   s->sync = sync != nullptr && *sync != '\0' && std::strcmp(sync, "0") != 0;
+#ifdef ASCENDC_CPU_DEBUG
+  // Emulated launches run to completion before they return: waiting after each costs nothing
+  // and names the launch (kernel and node) that failed.
+  s->sync = true;
+#endif
   aotc_status st = open_device(s, error, error_size);
   if (st == AOTC_OK) st = allocate_buffers(s, weights, error, error_size);
   if (st != AOTC_OK) {

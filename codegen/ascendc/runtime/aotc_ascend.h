@@ -16,8 +16,8 @@
  * exception) the kernel, its line in the kernel source and the node.
  *
  * AOTC_ASCEND_DEVICE=<id> chooses the device (default 0). AOTC_ASCEND_SYNC=1 waits after every
- * launch, so that a failure the device reports is attributed to its kernel (the emulation always
- * reports the kernel). */
+ * launch, so that a failure the device reports is attributed to its kernel and node (always so on
+ * the emulation, where a launch has finished when it returns). */
 #ifndef AOTC_ASCEND_H
 #define AOTC_ASCEND_H
 
