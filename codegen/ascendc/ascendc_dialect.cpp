@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen/tile/scalar_c.h"
 #include "codegen/tile/tile_buffers.h"
 
 namespace aotc::codegen {
@@ -13,27 +14,10 @@ using namespace tile;
 
 /// Scalar C on the AI Core's scalar unit, for the element expressions of scalar loops: the
 /// kernel's own types (half, bfloat16_t), no math library.
-class AscendScalarC final : public KernelDialect {
+class AscendScalarC final : public ScalarCDialect {
  public:
   std::string language() const override { return "Ascend C (scalar unit)"; }
-  std::string source_extension() const override { return "cpp"; }
-  std::string kernel_prefix(int64_t) const override { return ""; }
-  std::vector<std::string> buffer_params(const std::string&, DType, bool, bool) const override {
-    return {};
-  }
-  std::vector<std::string> buffer_prologue(const std::string&, DType, bool, bool) const override {
-    return {};
-  }
   std::string helper_qualifier() const override { return "__aicore__ inline"; }
-  std::string prelude(const std::set<DType>&) const override { return ""; }
-  std::string global_id(int) const override { return "0"; }
-  std::string local_id(int) const override { return "0"; }
-  std::string group_id(int) const override { return "0"; }
-  std::string barrier() const override { return ""; }
-  std::string local_array(const std::string&, const std::string&, int64_t,
-                          int64_t) const override {
-    return "";
-  }
   std::string storage_type(DType t) const override {
     if (is_storage_only(t)) return "uint8_t";
     switch (t) {

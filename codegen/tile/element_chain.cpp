@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "codegen/device/device_expressions.h"
+#include "codegen/tile/scalar_c.h"
 
 namespace aotc::codegen::tile {
 
@@ -116,28 +117,11 @@ class ChainFunction final : public ElementFunction {
 };
 
 /// Plain C spelling that records the math library functions an expression calls.
-class ProbeDialect final : public KernelDialect {
+class ProbeDialect final : public ScalarCDialect {
  public:
   mutable std::set<std::string> math_calls;
   std::string language() const override { return "probe"; }
-  std::string source_extension() const override { return ""; }
-  std::string kernel_prefix(int64_t) const override { return ""; }
-  std::vector<std::string> buffer_params(const std::string&, DType, bool, bool) const override {
-    return {};
-  }
-  std::vector<std::string> buffer_prologue(const std::string&, DType, bool, bool) const override {
-    return {};
-  }
   std::string helper_qualifier() const override { return ""; }
-  std::string prelude(const std::set<DType>&) const override { return ""; }
-  std::string global_id(int) const override { return "0"; }
-  std::string local_id(int) const override { return "0"; }
-  std::string group_id(int) const override { return "0"; }
-  std::string barrier() const override { return ""; }
-  std::string local_array(const std::string&, const std::string&, int64_t,
-                          int64_t) const override {
-    return "";
-  }
   std::string storage_type(DType) const override { return "T"; }
   std::string compute_type(DType t) const override { return is_float(t) ? "float" : "int"; }
   std::string int64_type() const override { return "long"; }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "codegen/tile/tile_buffers.h"
+#include "codegen/tile/tile_loop.h"
 #include "codegen/tile/vector_lowering.h"
 #include "graph/ops/op_helpers.h"
 
@@ -220,8 +221,7 @@ class ElementwisePlanner {
     plan.tiles = tiles;
     plan.tile_elements = s.rows * s.cols;
     const int cores = std::max(1, npu_.vector_cores);
-    const int64_t per_core = ceil_div(tiles, std::min<int64_t>(tiles, cores));
-    plan.blocks = static_cast<int>(ceil_div(tiles, per_core));
+    const int64_t per_core = split_over_cores(tiles, cores).per_core;
     const int depth = per_core > 1 ? depth_ : 1;
     plan.comments.push_back(fmt::format(
         "{} tiles of {} x {} ({}), {} per core; computed by the {} unit", tiles, s.rows, s.cols,
@@ -385,23 +385,12 @@ class ElementwisePlanner {
     const int64_t tail_rows = rows_mode ? row_extent_ - (chunks - 1) * s.rows : 1;
     const int64_t tail_cols = rows_mode ? s.cols : run_ - (chunks - 1) * s.cols;
     AOTC_ASSIGN_OR_RETURN(Block full, tile_body(full_rows, full_cols));
-    auto loop = std::make_shared<Loop>();
-    loop->var = "t";
-    loop->start = Index::var(kBlockVar, per_core);
-    loop->trip = per_core;
-    if (per_core * plan.blocks > tiles) loop->limit = tiles;
+    std::optional<TailTiles> tail;
     if (tail_rows != full_rows || tail_cols != full_cols) {
-      AOTC_ASSIGN_OR_RETURN(Block tail, tile_body(tail_rows, tail_cols));
-      auto branch = std::make_shared<If>();
-      branch->lhs = Index(0).plus("t", 1, 1, chunks);
-      branch->rhs = chunks - 1;
-      branch->then_block = std::move(full);
-      branch->else_block = std::move(tail);
-      loop->body.push_back(branch);
-    } else {
-      loop->body = std::move(full);
+      AOTC_ASSIGN_OR_RETURN(Block t, tile_body(tail_rows, tail_cols));
+      tail = TailTiles{Index(0).plus("t", 1, 1, chunks), chunks - 1, std::move(t)};
     }
-    body.push_back(loop);
+    add_tile_loop(plan, tiles, cores, std::move(full), std::move(tail));
     for (size_t i = 0; i < ops_.size(); ++i)
       if (ops_[i].kind == Kind::kResident) body.push_back(Free{buf[i]});
     return plan;

@@ -7,20 +7,12 @@
 #include <algorithm>
 
 #include "codegen/tile/tile_buffers.h"
+#include "codegen/tile/tile_loop.h"
 #include "codegen/tile/tile_planner.h"
 #include "graph/ops/op_helpers.h"
 
 namespace aotc::codegen::tile {
 namespace {
-
-DType bits_type(DType t) {
-  switch (dtype_size(t)) {
-    case 1: return DType::kUInt8;
-    case 2: return DType::kUInt16;
-    case 4: return DType::kUInt32;
-    default: return DType::kUInt64;
-  }
-}
 
 Status plan_gather(TileContext& k) {
   const Value* data = k.input(0);
@@ -46,8 +38,7 @@ Status plan_gather(TileContext& k) {
     plan.what = "gather_rows";
     plan.tiles = tiles;
     plan.tile_elements = tile_rows * cols;
-    const int64_t per_core = ceil_div(tiles, std::min<int64_t>(tiles, cores));
-    plan.blocks = static_cast<int>(ceil_div(tiles, per_core));
+    const int64_t per_core = split_over_cores(tiles, cores).per_core;
     plan.comments = {
         fmt::format("Gather along axis {} of {} at {} {} indices", axis,
                     data->type().to_string(), num_indices, dtype_name(indices->dtype())),
@@ -109,28 +100,12 @@ Status plan_gather(TileContext& k) {
       b.push_back(make_op<Scope>("copy out", std::move(out)));
       return b;
     };
-    auto loop = std::make_shared<Loop>();
-    loop->var = "t";
-    loop->start = Index::var(kBlockVar, per_core);
-    loop->trip = per_core;
-    if (per_core * plan.blocks > tiles) loop->limit = tiles;
+    if (!rows_mode && inner % cols != 0)
+      return unsupported("internal: chunked Gather rows must divide into chunks");
     const int64_t tail = rows_mode ? rows - (chunks - 1) * tile_rows : 1;
-    if (rows_mode && tail != tile_rows) {
-      auto branch = std::make_shared<If>();
-      branch->lhs = Index::var("t");
-      branch->rhs = chunks - 1;
-      branch->then_block = tile(tile_rows);
-      branch->else_block = tile(tail);
-      loop->body.push_back(branch);
-    } else {
-      loop->body = tile(tile_rows);
-    }
-    if (!rows_mode) {
-      // The last chunk of each row is shorter: copies of whole chunks would run past the row.
-      if (inner % cols != 0)
-        return unsupported("internal: chunked Gather rows must divide into chunks");
-    }
-    plan.body.push_back(loop);
+    std::optional<TailTiles> tail_tiles;
+    if (rows_mode && tail != tile_rows) tail_tiles = TailTiles{Index::var("t"), chunks - 1, tile(tail)};
+    add_tile_loop(plan, tiles, cores, tile(tile_rows), std::move(tail_tiles));
     return plan;
   };
 

@@ -19,6 +19,7 @@
 
 #include "codegen/tile/elementwise_tiles.h"
 #include "codegen/tile/tile_buffers.h"
+#include "codegen/tile/tile_loop.h"
 #include "codegen/tile/tile_planner.h"
 #include "graph/ops/matmul_shape.h"
 #include "graph/ops/op_helpers.h"
@@ -127,14 +128,14 @@ Status plan_matmul(TileContext& k) {
     plan.cores = CoreKind::kCube;
     plan.tiles = tiles;
     plan.tile_elements = bl.bm * bl.bn;
-    const int64_t per_core = ceil_div(tiles, std::min<int64_t>(tiles, cores));
-    plan.blocks = static_cast<int>(ceil_div(tiles, per_core));
+    const CoreSplit split = split_over_cores(tiles, cores);
+    const int64_t per_core = split.per_core;
     plan.comments = {
         fmt::format("MatMul: A {} x B {} -> {}{}", a->type().to_string(), b->type().to_string(),
                     dtype_name(product.dtype), k.body ? " (f32 product; the epilogue follows)" : ""),
         fmt::format("{} blocks of {} x {} over {} cube cores ({} each), K in {} steps of {}; {} "
                     "operands, {} sums",
-                    tiles, bl.bm, bl.bn, plan.blocks, per_core, ksteps, bk, dtype_name(t),
+                    tiles, bl.bm, bl.bn, split.blocks, per_core, ksteps, bk, dtype_name(t),
                     dtype_name(acc))};
     const int xa = plan.add_arg(k.arg(a, "x0", false));
     const int xb = plan.add_arg(bt);
@@ -252,13 +253,7 @@ Status plan_matmul(TileContext& k) {
       branch->else_block = by_n(mtail);
       tile.push_back(branch);
     }
-    auto loop = std::make_shared<Loop>();
-    loop->var = "t";
-    loop->start = Index::var(kBlockVar, per_core);
-    loop->trip = per_core;
-    if (per_core * plan.blocks > tiles) loop->limit = tiles;
-    loop->body = std::move(tile);
-    plan.body.push_back(loop);
+    add_tile_loop(plan, tiles, cores, std::move(tile));
     return plan;
   };
   AOTC_ASSIGN_OR_RETURN(TilePlan plan, fit_largest(k0, std::min<int64_t>(kt_max, 256), k0, build, npu));

@@ -17,15 +17,6 @@
 namespace aotc::codegen::tile {
 namespace {
 
-DType bits_type(DType t) {
-  switch (dtype_size(t)) {
-    case 1: return DType::kUInt8;
-    case 2: return DType::kUInt16;
-    case 4: return DType::kUInt32;
-    default: return DType::kUInt64;
-  }
-}
-
 Status plan_box_copy(TileContext& k, const Value* src, const Value* dst, const CopyBox& full) {
   CopyBox box = full.simplified();
   if (box.num_elements() == 0) return Status::ok();

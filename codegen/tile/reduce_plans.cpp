@@ -38,6 +38,28 @@ std::vector<bool> reduced_axes(const Node& node, int rank) {
   return reduced;
 }
 
+/// The node's output as a flat copy of `x`, or filled with `value` when x is null.
+Status plan_flat_copy(TileContext& k, const std::string& what, const Value* x, double value,
+                      const std::string& comment) {
+  const Value* y = k.output(0);
+  const int64_t n = product(static_dims(y->shape()));
+  ElementwiseProblem p;
+  p.what = what;
+  p.dims = {n};
+  p.out = ViewOperand{k.arg(y, "y", true), 0, {1}};
+  p.chain = ElementChain::identity(y->dtype());
+  if (x) {
+    p.operands.push_back(ViewOperand{k.arg(x, "x0", false), 0, {1}});
+  } else {
+    p.operands.emplace_back();  // a literal
+    p.chain.literals[0] = value;
+  }
+  p.comments = {comment};
+  AOTC_ASSIGN_OR_RETURN(std::optional<TilePlan> plan, plan_elementwise(p, k.npu));
+  if (plan) k.add(std::move(*plan));
+  return Status::ok();
+}
+
 Status plan_reduce(TileContext& k) {
   const Node& node = k.node;
   const Value* x = k.input(0);
@@ -60,17 +82,8 @@ Status plan_reduce(TileContext& k) {
                                                      : INFINITY;
     if (!is_float_t && node.op() != "ReduceSum")
       return unsupported("{} of an empty i32 tensor", node.op());
-    ElementwiseProblem p;
-    p.what = "fill";
-    p.dims = {out_elements};
-    p.out = ViewOperand{k.arg(y, "y", true), 0, {1}};
-    p.operands.emplace_back();  // a literal
-    p.chain = ElementChain::identity(t);
-    p.chain.literals[0] = empty;
-    p.comments = {fmt::format("{} of the empty {}: {}", node.op(), x->type().to_string(), empty)};
-    AOTC_ASSIGN_OR_RETURN(std::optional<TilePlan> plan, plan_elementwise(p, k.npu));
-    if (plan) k.add(std::move(*plan));
-    return Status::ok();
+    return plan_flat_copy(k, "fill", nullptr, empty,
+                          fmt::format("{} of the empty {}: {}", node.op(), x->type().to_string(), empty));
   }
   const std::vector<bool> reduced = reduced_axes(node, x->rank());
 
@@ -103,18 +116,9 @@ Status plan_reduce(TileContext& k) {
   int reductions = 0;
   for (const Run& r : runs) reductions += r.reduced ? 1 : 0;
 
-  if (reductions == 0) {  // only unit axes reduced: the values unchanged
-    ElementwiseProblem p;
-    p.what = "copy";
-    p.dims = {product(dims)};
-    p.out = ViewOperand{k.arg(y, "y", true), 0, {1}};
-    p.operands.push_back(ViewOperand{k.arg(x, "x0", false), 0, {1}});
-    p.chain = ElementChain::identity(t);
-    p.comments = {fmt::format("{} of {} over unit axes: a copy", node.op(), x->type().to_string())};
-    AOTC_ASSIGN_OR_RETURN(std::optional<TilePlan> plan, plan_elementwise(p, k.npu));
-    if (plan) k.add(std::move(*plan));
-    return Status::ok();
-  }
+  if (reductions == 0)  // only unit axes reduced: the values unchanged
+    return plan_flat_copy(k, "copy", x, 0,
+                          fmt::format("{} of {} over unit axes: a copy", node.op(), x->type().to_string()));
   if (t == DType::kInt32 && runs.back().reduced)
     return unsupported("tile {} kernels reduce i32 over axes that are not the last only",
                        node.op());

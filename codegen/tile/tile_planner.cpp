@@ -129,6 +129,15 @@ Expected<NodeTilePlans> plan_tile_kernels(const Node& node, const TargetFacts& f
   return NodeTilePlans{std::move(k.kernels), k.workspace_bytes};
 }
 
+DType bits_type(DType t) {
+  switch (dtype_size(t)) {
+    case 1: return DType::kUInt8;
+    case 2: return DType::kUInt16;
+    case 4: return DType::kUInt32;
+    default: return DType::kUInt64;
+  }
+}
+
 // --- Matrix B operands stored transposed ---------------------------------------------------
 
 namespace {

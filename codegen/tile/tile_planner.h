@@ -90,6 +90,10 @@ Expected<NodeTilePlans> plan_tile_kernels(const Node& node, const TargetFacts& f
 /// Runs the planner of `k.node` in a context the caller prepared (Fused anchors).
 Status run_tile_planner(TileContext& k);
 
+/// The unsigned integer type of t's width: data movement moves bits, so every dtype moves
+/// exactly and kernels are shared between dtypes of one width.
+DType bits_type(DType t);
+
 /// For an anchor planner with an epilogue (k.body): the kernel applying the body's elementwise
 /// nodes to the anchor's result, read from `product` (row-major, the Fused result's shape), and
 /// writing the Fused node's result (elementwise_plans.cpp).
