@@ -221,43 +221,38 @@ void free_tensor(BufferState& b, const LocalTensor<T>& t) {
 
 }  // namespace detail
 
-template <TPosition pos, int32_t depth, auto mask = 0>
-class TQue {
+namespace detail {
+/// What every queue does with its buffers (TQue, TQueBind).
+class QueueOps {
  public:
   template <typename T>
-  LocalTensor<T> AllocTensor() { return detail::alloc_tensor<T>(b_); }
+  LocalTensor<T> AllocTensor() { return alloc_tensor<T>(b_); }
   template <typename T>
   bool EnQue(const LocalTensor<T>& t) {
-    detail::enque(b_, t);
+    enque(b_, t);
     return true;
   }
   template <typename T>
-  LocalTensor<T> DeQue() { return detail::deque<T>(b_); }
+  LocalTensor<T> DeQue() { return deque<T>(b_); }
   template <typename T>
-  void FreeTensor(LocalTensor<T>& t) { detail::free_tensor(b_, t); }
+  void FreeTensor(LocalTensor<T>& t) { free_tensor(b_, t); }
+  BufferState b_;
+};
+}  // namespace detail
+
+template <TPosition pos, int32_t depth, auto mask = 0>
+class TQue : public detail::QueueOps {
+ public:
   static constexpr TPosition kPosition = pos;
   static constexpr int32_t kDepth = depth < 1 ? 1 : depth;
-  detail::BufferState b_;
 };
 
 /* A queue from one position to another (VECIN to VECOUT: copied in, then straight out). */
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
-class TQueBind {
+class TQueBind : public detail::QueueOps {
  public:
-  template <typename T>
-  LocalTensor<T> AllocTensor() { return detail::alloc_tensor<T>(b_); }
-  template <typename T>
-  bool EnQue(const LocalTensor<T>& t) {
-    detail::enque(b_, t);
-    return true;
-  }
-  template <typename T>
-  LocalTensor<T> DeQue() { return detail::deque<T>(b_); }
-  template <typename T>
-  void FreeTensor(LocalTensor<T>& t) { detail::free_tensor(b_, t); }
   static constexpr TPosition kPosition = src;
   static constexpr int32_t kDepth = depth < 1 ? 1 : depth;
-  detail::BufferState b_;
 };
 
 template <TPosition pos = TPosition::VECCALC>
