@@ -29,8 +29,9 @@ Launchers launchers(const tile::TileModule& m) {
     const std::string& name = m.device.kernels[k].name;
     const tile::TileKernel& tk = m.kernels[k];
     int args = 0;
-    for (const auto& l : m.device.launches)
-      if (l.kernel == static_cast<int>(k)) args = static_cast<int>(l.args.size());
+    for (const DeviceModule::Schedule& sch : m.device.schedules)
+      for (const auto& l : sch.launches)
+        if (l.kernel == static_cast<int>(k)) args = static_cast<int>(l.args.size());
     std::string gm_params, ptr_params, call_args;
     for (int a = 0; a < args; ++a) {
       gm_params += fmt::format("{}GM_ADDR a{}", a ? ", " : "", a);
@@ -82,6 +83,8 @@ Expected<EmittedModule> emit_ascendc_module(const ModuleSpec& spec, const Target
   const std::string& name = spec.name;
   const std::string uname = upper_identifier(name);
   const Graph& g = spec.graph;
+  const std::vector<Value*> inputs = interface_inputs(g);
+  const DeviceHostParts host = device_host_parts(spec, "aotc_ascend_run", facts.alignment);
   const std::string kernel_file = "src/" + name + "_kernels.cpp";
 
   EmittedModule m;
@@ -104,10 +107,12 @@ Expected<EmittedModule> emit_ascendc_module(const ModuleSpec& spec, const Target
                         {"DEVICE_IO_BYTES", std::to_string(module.device.buffer_bytes[2])},
                         {"WEIGHTS_BYTES", std::to_string(spec.weights.total_bytes)},
                         {"UB_BYTES", std::to_string(npu.memory(OnChipSpace::kVector).bytes)},
-                        {"NUM_INPUTS", std::to_string(g.inputs().size())},
+                        {"ARENA_BYTES", std::to_string(host.arena_bytes)},
+                        {"NUM_INPUTS", std::to_string(inputs.size())},
                         {"NUM_OUTPUTS", std::to_string(g.outputs().size())},
-                        {"TENSOR_DEFINES", tensor_defines(uname, "input", g.inputs()) +
+                        {"TENSOR_DEFINES", tensor_defines(uname, "input", inputs) +
                                                tensor_defines(uname, "output", g.outputs())},
+                        {"BUCKETS", host.header},
                         {"EMBEDDED_WEIGHTS_DECL", embedded_weights_declaration(spec)}}),
        {}});
   Launchers l = launchers(module);
@@ -121,7 +126,9 @@ Expected<EmittedModule> emit_ascendc_module(const ModuleSpec& spec, const Target
                                       {"DEVICE_DECLARATIONS", l.device_declarations},
                                       {"TABLES", tables},
                                       {"LAUNCHERS", l.functions},
-                                      {"LAUNCH_TABLE", l.table}}),
+                                      {"LAUNCH_TABLE", l.table},
+                                      {"RUN_BODY", host.run_body},
+                                      {"BUCKET_DISPATCH", host.dispatch}}),
                      {}});
   m.library_sources.push_back("src/" + name + ".cpp");
   add_embedded_weights(m, spec);
@@ -144,6 +151,7 @@ Expected<EmittedModule> emit_ascendc_module(const ModuleSpec& spec, const Target
       "aotc_ascend_kernels({0} ${{CMAKE_CURRENT_SOURCE_DIR}}/{1})\n",
       name, kernel_file);
   m.kernel_functions = static_cast<int>(module.device.kernels.size());
+  m.bucket_schedules = static_cast<int>(spec.buckets.size());
   return m;
 }
 

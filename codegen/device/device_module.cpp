@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "codegen/cpp/cpp_emitter.h"
@@ -15,6 +16,7 @@ std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
+
 
 int count_lines(const std::string& s) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
@@ -34,24 +36,24 @@ std::string signature(const Node& n) {
 class DeviceModuleBuilder {
  public:
   DeviceModuleBuilder(const ModuleSpec& spec, const KernelDialect& d, const TargetFacts& facts)
-      : spec_(spec), d_(d), facts_(facts), placement_(spec, facts.alignment) {}
+      : spec_(spec), d_(d), facts_(facts) {}
 
   Expected<DeviceModule> build() {
-    m_.buffer_bytes = placement_.buffer_bytes();
-    m_.inputs = placement_.inputs();
-    for (const Node* n : spec_.graph.nodes()) {
-      if (n->num_outputs() == 1 && spec_.arena.views.count(n->output(0))) continue;  // no code
-      auto kernels = emit_device_kernels(*n, d_, facts_);
-      if (!kernels.has_value()) return kernels.status().with_context(n->describe());
-      for (auto& k : *kernels) AOTC_RETURN_IF_ERROR(add_launch(*n, *k));
+    m_.buffer_bytes[static_cast<int>(DeviceBuffer::kWeights)] = spec_.weights.total_bytes;
+    if (spec_.buckets.empty()) {
+      AOTC_RETURN_IF_ERROR(build_schedule(spec_.graph, spec_.arena));
+    } else {
+      for (const BucketSchedule& b : spec_.buckets) AOTC_RETURN_IF_ERROR(build_schedule(b.graph, b.arena));
     }
-    m_.outputs = placement_.outputs();
+    size_t launches = 0;
+    for (const DeviceModule::Schedule& s : m_.schedules) launches += s.launches.size();
 
     std::string head = fmt::format(
-        "// {}\n//\n// The {} kernels of the model `{}`: {} distinct kernels for {} launches.\n"
+        "// {}\n//\n// The {} kernels of the model `{}`: {} distinct kernels for {} launches{}.\n"
         "// Shapes, strides and tile sizes are constants; each buffer argument points at its\n"
         "// tensor's first element.\n\n",
-        spec_.banner, d_.language(), spec_.name, m_.kernels.size(), m_.launches.size());
+        spec_.banner, d_.language(), spec_.name, m_.kernels.size(), launches,
+        m_.schedules.size() > 1 ? fmt::format(" in {} schedules", m_.schedules.size()) : "");
     head += d_.prelude(dtypes_);
     if (!head.empty() && head.back() != '\n') head += '\n';
     int offset = count_lines(head);
@@ -61,13 +63,33 @@ class DeviceModuleBuilder {
   }
 
  private:
+  /// The launches of one schedule (graph and arena plan); the buffers grow to hold it.
+  Status build_schedule(const Graph& g, const ArenaPlan& arena) {
+    placement_.emplace(g, arena, spec_.weights, facts_.alignment);
+    m_.schedules.emplace_back();
+    schedule_ = &m_.schedules.back();
+    schedule_->inputs = placement_->inputs();
+    int64_t& io_bytes = m_.buffer_bytes[static_cast<int>(DeviceBuffer::kIo)];
+    io_bytes = std::max(io_bytes, placement_->io_bytes());
+    int64_t& arena_bytes = m_.buffer_bytes[static_cast<int>(DeviceBuffer::kArena)];
+    arena_bytes = std::max(arena_bytes, arena.arena_bytes);
+    for (const Node* n : g.nodes()) {
+      if (n->num_outputs() == 1 && arena.views.count(n->output(0))) continue;  // no code
+      auto kernels = emit_device_kernels(*n, d_, facts_);
+      if (!kernels.has_value()) return kernels.status().with_context(n->describe());
+      for (auto& k : *kernels) AOTC_RETURN_IF_ERROR(add_launch(*n, *k));
+    }
+    schedule_->outputs = placement_->outputs();
+    return Status::ok();
+  }
+
   Status add_launch(const Node& n, const KernelText& k) {
     // The signature and body without the name decide whether the kernel exists already.
     std::vector<std::string> params, prologue;
     std::vector<DeviceSpan> spans;
     for (const KernelArg& a : k.args) {
       AOTC_INTERNAL_ASSERT(a.value, "{}: kernel argument '{}' has no value", n.describe(), a.name);
-      DeviceSpan span = placement_.span_of(*a.value);
+      DeviceSpan span = placement_->span_of(*a.value);
       const int64_t skip = a.element_offset * dtype_size(a.element_type());
       span.offset += skip;
       span.bytes -= skip;
@@ -133,15 +155,17 @@ class DeviceModuleBuilder {
     launch.node = &n;
     launch.size = k.launch;
     launch.args = std::move(spans);
-    m_.launches.push_back(std::move(launch));
+    schedule_->launches.push_back(std::move(launch));
     return Status::ok();
   }
 
   const ModuleSpec& spec_;
   const KernelDialect& d_;
   const TargetFacts& facts_;
-  DevicePlacement placement_;
   DeviceModule m_;
+  /// The schedule being built and the placement of its tensors.
+  DeviceModule::Schedule* schedule_ = nullptr;
+  std::optional<DevicePlacement> placement_;
   std::map<std::string, int> kernel_by_text_;
   std::set<std::string> helpers_;
   std::set<DType> dtypes_;
@@ -202,34 +226,43 @@ std::string render_device_tables(const DeviceModule& m, const ModuleSpec& spec,
   for (const auto& k : m.kernels) rows.push_back(fmt::format("{{\"{}\", {}}}", k.name, k.line));
   std::string kernels = table("aotc_device_kernel", "kKernels", rows);
 
-  rows.clear();
-  std::vector<std::string> comments;
-  std::vector<std::string> launch_rows, launch_comments;
-  int arg = 0;
-  for (const auto& l : m.launches) {
-    const LaunchSize& s = l.size;
-    launch_comments.push_back(
-        fmt::format("// node '{}' ({})", comment_text(l.node->name()), l.node->op()));
-    launch_rows.push_back(fmt::format("{{{}, {}, {{{}u, {}u, {}u}}, {{{}u, {}u, {}u}}, {}, {}}}",
-                                      l.kernel, c_string_literal(l.node->name()), s.global[0],
-                                      s.global[1], s.global[2], s.local[0], s.local[1], s.local[2],
-                                      arg, l.args.size()));
-    for (size_t i = 0; i < l.args.size(); ++i) {
-      comments.push_back(
-          i == 0 ? fmt::format("// launch {}: {}", &l - m.launches.data(), m.kernels[l.kernel].name)
-                 : "");
-      rows.push_back(span_row(l.args[i]));
+  std::vector<std::string> schedule_rows;
+  for (size_t k = 0; k < m.schedules.size(); ++k) {
+    const DeviceModule::Schedule& sch = m.schedules[k];
+    // A package of one size keeps the plain names; a bucketed one numbers its schedules.
+    const std::string suffix = m.schedules.size() > 1 ? std::to_string(k) : "";
+    rows.clear();
+    std::vector<std::string> comments;
+    std::vector<std::string> launch_rows, launch_comments;
+    int arg = 0;
+    for (const auto& l : sch.launches) {
+      const LaunchSize& s = l.size;
+      launch_comments.push_back(
+          fmt::format("// node '{}' ({})", comment_text(l.node->name()), l.node->op()));
+      launch_rows.push_back(fmt::format("{{{}, {}, {{{}u, {}u, {}u}}, {{{}u, {}u, {}u}}, {}, {}}}",
+                                        l.kernel, c_string_literal(l.node->name()), s.global[0],
+                                        s.global[1], s.global[2], s.local[0], s.local[1], s.local[2],
+                                        arg, l.args.size()));
+      for (size_t i = 0; i < l.args.size(); ++i) {
+        comments.push_back(i == 0 ? fmt::format("// launch {}: {}", &l - sch.launches.data(),
+                                                m.kernels[l.kernel].name)
+                                  : "");
+        rows.push_back(span_row(l.args[i]));
+      }
+      arg += static_cast<int>(l.args.size());
     }
-    arg += static_cast<int>(l.args.size());
+    std::string args = table("aotc_device_span", "kArgs" + suffix, rows, comments);
+    std::string launches = table("aotc_device_launch", "kLaunches" + suffix, launch_rows, launch_comments);
+    rows.clear();
+    for (const auto& s : sch.inputs) rows.push_back(span_row(s));
+    std::string inputs = table("aotc_device_span", "kInputs" + suffix, rows);
+    rows.clear();
+    for (const auto& s : sch.outputs) rows.push_back(span_row(s));
+    std::string outputs = table("aotc_device_span", "kOutputs" + suffix, rows);
+    schedule_rows.push_back(fmt::format("{{{}, {}, {}, {}, {}, {}, {}}}", sch.launches.size(), launches,
+                                        args, sch.inputs.size(), inputs, sch.outputs.size(), outputs));
   }
-  std::string args = table("aotc_device_span", "kArgs", rows, comments);
-  std::string launches = table("aotc_device_launch", "kLaunches", launch_rows, launch_comments);
-  rows.clear();
-  for (const auto& s : m.inputs) rows.push_back(span_row(s));
-  std::string inputs = table("aotc_device_span", "kInputs", rows);
-  rows.clear();
-  for (const auto& s : m.outputs) rows.push_back(span_row(s));
-  std::string outputs = table("aotc_device_span", "kOutputs", rows);
+  std::string schedules = table("aotc_device_schedule", "kSchedules", schedule_rows);
 
   w.line("const aotc_device_module {} = {{", symbol);
   w.indent();
@@ -240,14 +273,44 @@ std::string render_device_tables(const DeviceModule& m, const ModuleSpec& spec,
          m.buffer_bytes[2]);
   w.line("{},  // needs fp64", m.needs_fp64 ? 1 : 0);
   w.line("{}, {},", m.kernels.size(), kernels);
-  w.line("{}, {}, {},", m.launches.size(), launches, args);
-  w.line("{}, {},", m.inputs.size(), inputs);
-  w.line("{}, {},", m.outputs.size(), outputs);
+  w.line("{}, {},", m.schedules.size(), schedules);
   w.dedent();
   w.line("}};");
   w.blank();
   w.line("}}  // namespace");
   return w.str();
+}
+
+DeviceHostParts device_host_parts(const ModuleSpec& spec, const std::string& run_fn,
+                                  int64_t alignment) {
+  DeviceHostParts p;
+  if (spec.buckets.empty()) {
+    p.run_body = fmt::format("  return {}(ctx->device, 0, inputs, outputs);\n", run_fn);
+    return p;
+  }
+  // The host arena holds only the dispatcher's staging copies: activations live on the device.
+  const BucketStaging staging = plan_bucket_staging(spec, 0, alignment);
+  p.arena_bytes = staging.end;
+  std::string largest;
+  for (int64_t v : spec.buckets.back().sizes) largest += (largest.empty() ? "" : ", ") + std::to_string(v);
+  p.run_body = fmt::format(
+      "  // The run at the largest sizes.\n  static const int64_t kLargest[] = {{{}}};\n"
+      "  return {}_run_dims(ctx, kLargest, inputs, outputs);\n",
+      largest, spec.name);
+  p.dispatch = fmt::format(
+      "\nnamespace {{\n\n"
+      "// Runs schedule k for the dispatcher (runtime_stub/aotc_buckets.h).\n"
+      "aotc_status run_schedule(const void* context, int schedule, const void* const* inputs,\n"
+      "                         void* const* outputs) {{\n"
+      "  const {0}_context* const ctx = static_cast<const {0}_context*>(context);\n"
+      "  if (ctx->device == nullptr) return AOTC_ERR_NULL_ARGUMENT;\n"
+      "  return {1}(ctx->device, schedule, inputs, outputs);\n"
+      "}}\n\n"
+      "}}  // namespace\n",
+      spec.name, run_fn);
+  p.dispatch += bucket_dispatch_source(spec, staging, "run_schedule", "ctx->staging");
+  p.header = bucket_header(spec);
+  return p;
 }
 
 }  // namespace aotc::codegen

@@ -51,6 +51,7 @@ void add_runner(EmittedModule& m, const ModuleSpec& spec, std::string_view templ
             {"INPUTS_TABLE", runner.inputs},
             {"OUTPUTS_TABLE", runner.outputs},
             {"EMBEDDED_WEIGHTS", embedded(spec) ? spec.name + "_weights" : "nullptr"},
+            {"BUCKETS", runner_buckets(spec)},
             {"WEIGHTS_FILE", has_file ? c_string_literal(spec.weights_file) : "nullptr"}}),
        {}});
   m.runner_source = "runner/main.cpp";

@@ -21,7 +21,7 @@ std::string embedded_weights_declaration(const ModuleSpec& spec);
 void add_embedded_weights(EmittedModule& m, const ModuleSpec& spec);
 
 /// Adds runner/main.cpp rendered from `template_path` (the TENSOR_TABLES, INPUTS_TABLE,
-/// OUTPUTS_TABLE, EMBEDDED_WEIGHTS and WEIGHTS_FILE of every device runner template).
+/// OUTPUTS_TABLE, EMBEDDED_WEIGHTS, BUCKETS and WEIGHTS_FILE of every device runner template).
 void add_runner(EmittedModule& m, const ModuleSpec& spec, std::string_view template_path);
 
 }  // namespace aotc::codegen

@@ -7,7 +7,9 @@ int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
-DevicePlacement::DevicePlacement(const ModuleSpec& spec, int64_t alignment) : spec_(spec) {
+DevicePlacement::DevicePlacement(const Graph& graph, const ArenaPlan& arena,
+                                 const WeightsPlan& weights, int64_t alignment)
+    : graph_(graph), arena_(arena), weights_(weights) {
   int64_t io = 0;
   auto place = [&](const Value* v) {
     int64_t bytes = *value_bytes(*v);
@@ -15,40 +17,37 @@ DevicePlacement::DevicePlacement(const ModuleSpec& spec, int64_t alignment) : sp
     io_[v] = DeviceSpan{DeviceBuffer::kIo, io, bytes};
     io += bytes;
   };
-  for (const Value* v : spec.graph.inputs()) {
+  for (const Value* v : graph.inputs()) {
     place(v);
     inputs_.push_back(io_.at(v));
   }
-  for (const Value* v : spec.graph.outputs()) {
+  for (const Value* v : graph.outputs()) {
     if (v->producer() && !io_.count(v)) place(v);
   }
-  buffer_bytes_[static_cast<int>(DeviceBuffer::kArena)] = spec.arena.arena_bytes;
-  buffer_bytes_[static_cast<int>(DeviceBuffer::kWeights)] = spec.weights.total_bytes;
-  buffer_bytes_[static_cast<int>(DeviceBuffer::kIo)] = io;
+  io_bytes_ = io;
 }
 
 DeviceSpan DevicePlacement::span_of(const Value& value) const {
   const Value* v = &value;
-  if (auto it = spec_.arena.views.find(v); it != spec_.arena.views.end()) v = it->second;
+  if (auto it = arena_.views.find(v); it != arena_.views.end()) v = it->second;
   int64_t bytes = *value_bytes(value);
   if (auto it = io_.find(v); it != io_.end()) return {DeviceBuffer::kIo, it->second.offset, bytes};
-  if (v->is_constant()) return {DeviceBuffer::kWeights, spec_.weights.offsets.at(v), bytes};
-  auto it = spec_.arena.offsets.find(v);
-  AOTC_INTERNAL_ASSERT(it != spec_.arena.offsets.end(), "value '{}' has no device buffer",
-                       v->name());
+  if (v->is_constant()) return {DeviceBuffer::kWeights, weights_.offsets.at(v), bytes};
+  auto it = arena_.offsets.find(v);
+  AOTC_INTERNAL_ASSERT(it != arena_.offsets.end(), "value '{}' has no device buffer", v->name());
   return {DeviceBuffer::kArena, it->second, bytes};
 }
 
 DeviceSpan DevicePlacement::scratch_of(const Node& node, int64_t offset, int64_t bytes) const {
-  auto it = spec_.arena.scratch_offsets.find(&node);
-  AOTC_INTERNAL_ASSERT(it != spec_.arena.scratch_offsets.end(), "node '{}' has no scratch space",
+  auto it = arena_.scratch_offsets.find(&node);
+  AOTC_INTERNAL_ASSERT(it != arena_.scratch_offsets.end(), "node '{}' has no scratch space",
                        node.name());
   return {DeviceBuffer::kArena, it->second + offset, bytes};
 }
 
 std::vector<DeviceSpan> DevicePlacement::outputs() const {
   std::vector<DeviceSpan> out;
-  for (const Value* v : spec_.graph.outputs()) out.push_back(span_of(*v));
+  for (const Value* v : graph_.outputs()) out.push_back(span_of(*v));
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "codegen/tile/tile_planner.h"
@@ -38,23 +39,23 @@ std::string signature(const Node& n) {
 class TileModuleBuilder {
  public:
   TileModuleBuilder(const ModuleSpec& spec, const TileDialect& d, const TargetFacts& facts)
-      : spec_(spec), d_(d), facts_(facts), placement_(spec, facts.alignment) {}
+      : spec_(spec), d_(d), facts_(facts) {}
 
   Expected<TileModule> build() {
-    m_.device.buffer_bytes = placement_.buffer_bytes();
-    m_.device.inputs = placement_.inputs();
-    for (const Node* n : spec_.graph.nodes()) {
-      if (n->num_outputs() == 1 && spec_.arena.views.count(n->output(0))) continue;  // no code
-      auto plans = plan_tile_kernels(*n, facts_);
-      if (!plans.has_value()) return plans.status().with_context(n->describe());
-      for (const TilePlan& p : plans->kernels) AOTC_RETURN_IF_ERROR(add_launch(*n, p));
+    m_.device.buffer_bytes[static_cast<int>(DeviceBuffer::kWeights)] = spec_.weights.total_bytes;
+    if (spec_.buckets.empty()) {
+      AOTC_RETURN_IF_ERROR(build_schedule(spec_.graph, spec_.arena));
+    } else {
+      for (const BucketSchedule& b : spec_.buckets) AOTC_RETURN_IF_ERROR(build_schedule(b.graph, b.arena));
     }
-    m_.device.outputs = placement_.outputs();
+    size_t launches = 0;
+    for (const DeviceModule::Schedule& s : m_.device.schedules) launches += s.launches.size();
     std::string head = fmt::format(
-        "// {}\n//\n// The {} kernels of the model `{}`: {} distinct kernels for {} launches.\n"
+        "// {}\n//\n// The {} kernels of the model `{}`: {} distinct kernels for {} launches{}.\n"
         "// Written from tile plans (tile_plans.txt in the package shows each one): shapes, tile\n"
         "// sizes and on-chip buffer sizes are constants.\n\n",
-        spec_.banner, d_.language(), spec_.name, m_.device.kernels.size(), m_.device.launches.size());
+        spec_.banner, d_.language(), spec_.name, m_.device.kernels.size(), launches,
+        m_.device.schedules.size() > 1 ? fmt::format(" in {} schedules", m_.device.schedules.size()) : "");
     head += d_.prelude();
     if (!head.empty() && head.back() != '\n') head += '\n';
     const int offset = count_lines(head);
@@ -64,15 +65,38 @@ class TileModuleBuilder {
   }
 
  private:
+  /// The launches of one schedule (a graph and its arena plan); the buffers grow to hold it.
+  Status build_schedule(const Graph& g, const ArenaPlan& arena) {
+    placement_.emplace(g, arena, spec_.weights, facts_.alignment);
+    m_.device.schedules.emplace_back();
+    schedule_ = &m_.device.schedules.back();
+    schedule_->inputs = placement_->inputs();
+    int64_t& io = m_.device.buffer_bytes[static_cast<int>(DeviceBuffer::kIo)];
+    io = std::max(io, placement_->io_bytes());
+    int64_t& arena_bytes = m_.device.buffer_bytes[static_cast<int>(DeviceBuffer::kArena)];
+    arena_bytes = std::max(arena_bytes, arena.arena_bytes);
+    if (spec_.buckets.size() > 1)
+      m_.plans_text += fmt::format("##### schedule {} of {}\n\n", m_.device.schedules.size() - 1,
+                                   spec_.buckets.size());
+    for (const Node* n : g.nodes()) {
+      if (n->num_outputs() == 1 && arena.views.count(n->output(0))) continue;  // no code
+      auto plans = plan_tile_kernels(*n, facts_);
+      if (!plans.has_value()) return plans.status().with_context(n->describe());
+      for (const TilePlan& p : plans->kernels) AOTC_RETURN_IF_ERROR(add_launch(*n, p));
+    }
+    schedule_->outputs = placement_->outputs();
+    return Status::ok();
+  }
+
   DeviceSpan span_of(const Node& n, const GmArg& a) const {
     DeviceSpan s;
     const int64_t es = dtype_size(a.dtype);
     if (a.value) {
-      s = placement_.span_of(*a.value);
+      s = placement_->span_of(*a.value);
       s.offset += a.element_offset * es;
       s.bytes -= a.element_offset * es;
     } else {
-      s = placement_.scratch_of(n, a.workspace_offset + a.element_offset * es, a.elements * es);
+      s = placement_->scratch_of(n, a.workspace_offset + a.element_offset * es, a.elements * es);
     }
     return s;
   }
@@ -111,18 +135,19 @@ class TileModuleBuilder {
     launch.size.local = {1, 1, 1};
     for (const GmArg& a : p.args) launch.args.push_back(span_of(n, a));
     m_.plans_text += fmt::format("=== launch {}: node '{}' ({}), kernel {}\n{}\n",
-                                 m_.device.launches.size(), n.name(), n.op(),
+                                 schedule_->launches.size(), n.name(), n.op(),
                                  m_.device.kernels[static_cast<size_t>(index)].name,
                                  print_tile_plan(p));
-    m_.device.launches.push_back(std::move(launch));
+    schedule_->launches.push_back(std::move(launch));
     return Status::ok();
   }
 
   const ModuleSpec& spec_;
   const TileDialect& d_;
   const TargetFacts& facts_;
-  DevicePlacement placement_;
   TileModule m_;
+  DeviceModule::Schedule* schedule_ = nullptr;
+  std::optional<DevicePlacement> placement_;
   std::map<std::string, int> kernel_by_text_;
   std::set<std::string> helpers_;
   std::string body_;

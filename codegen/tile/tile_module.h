@@ -2,7 +2,8 @@
 /// The device module of an NPU package: every node's tile plans (tile_planner.h) rendered by one
 /// dialect, identical kernels emitted once, every GM operand placed in device memory (the arena,
 /// weights and io buffers of codegen/device/device_placement.h, the node's workspace in the arena
-/// scratch space) and the launches of a run in order. Language emitters (codegen/ascendc/, ...)
+/// scratch space) and the launches of a run in order, one schedule per bucket of a bucketed
+/// package (ModuleSpec::buckets). Language emitters (codegen/ascendc/, ...)
 /// write it as the kernel source and host tables over runtime_stub/aotc_device.h, where a
 /// launch's work size is its block count (global[0] blocks of one work-item).
 #include <string>
@@ -30,7 +31,8 @@ struct TileModule {
   /// Kernel source, kernel names and lines, launches (blocks in size.global[0]), buffers.
   DeviceModule device;
   std::vector<TileKernel> kernels;  ///< Parallel to device.kernels.
-  /// Every launch's plan, for `tile_plans.txt`: "launch 3 (node 'x', k2_add_map)" + the plan.
+  /// Every launch's plan, for `tile_plans.txt`: "launch 3: node 'x' (Add), kernel k2_add_map"
+  /// and the plan, schedule by schedule.
   std::string plans_text;
 };
 

@@ -46,9 +46,11 @@ struct aotc_ascend_state {
 
 namespace {
 
-/* Names launch `k` in messages: kernel, its place in the kernel source and the node. */
-void describe_launch(const aotc_device_module* m, int k, char* out, size_t size) {
-  const aotc_device_launch& l = m->launches[k];
+/* Names launch `k` of schedule `sch` in messages: kernel, its place in the kernel source and the
+ * node. */
+void describe_launch(const aotc_device_module* m, const aotc_device_schedule* sch, int k, char* out,
+                     size_t size) {
+  const aotc_device_launch& l = sch->launches[k];
   const aotc_device_kernel& kernel = m->kernels[l.kernel];
   std::snprintf(out, size, "kernel %s (%s:%d) of node '%s'", kernel.name, m->source_file,
                 kernel.line, l.node);
@@ -164,14 +166,20 @@ extern "C" aotc_status aotc_ascend_open(const aotc_device_module* module,
   return AOTC_OK;
 }
 
-extern "C" aotc_status aotc_ascend_run(aotc_ascend_state* s, const void* const* inputs,
+extern "C" aotc_status aotc_ascend_run(aotc_ascend_state* s, int schedule, const void* const* inputs,
                                        void* const* outputs) {
   if (s == nullptr) return AOTC_ERR_NULL_ARGUMENT;
   const aotc_device_module* m = s->module;
   s->error[0] = '\0';
+  if (schedule < 0 || schedule >= m->num_schedules) {
+    set_error(s->error, sizeof s->error, "schedule %d of %s does not exist (%d schedules)", schedule,
+              m->name, m->num_schedules);
+    return AOTC_ERR_NULL_ARGUMENT;
+  }
+  const aotc_device_schedule* sch = &m->schedules[schedule];
   char where[512];
-  for (int k = 0; k < m->num_inputs; ++k) {
-    const aotc_device_span& in = m->inputs[k];
+  for (int k = 0; k < sch->num_inputs; ++k) {
+    const aotc_device_span& in = sch->inputs[k];
     if (in.bytes == 0) continue;
     aclError e = aclrtMemcpy(s->buffers[in.buffer] + in.offset, static_cast<size_t>(in.bytes),
                              inputs[k], static_cast<size_t>(in.bytes), ACL_MEMCPY_HOST_TO_DEVICE);
@@ -180,17 +188,17 @@ extern "C" aotc_status aotc_ascend_run(aotc_ascend_state* s, const void* const* 
       return status_of(e);
     }
   }
-  for (int k = 0; k < m->num_launches; ++k) {
-    const aotc_device_launch& l = m->launches[k];
+  for (int k = 0; k < sch->num_launches; ++k) {
+    const aotc_device_launch& l = sch->launches[k];
     uint8_t* args[kMaxKernelArgs];
     if (l.num_args > kMaxKernelArgs) {
-      describe_launch(m, k, where, sizeof where);
+      describe_launch(m, sch, k, where, sizeof where);
       set_error(s->error, sizeof s->error, "%s takes %d buffers, more than the glue's %d", where,
                 l.num_args, kMaxKernelArgs);
       return AOTC_ERR_DEVICE;
     }
     for (int a = 0; a < l.num_args; ++a) {
-      const aotc_device_span& span = m->args[l.first_arg + a];
+      const aotc_device_span& span = sch->args[l.first_arg + a];
       args[a] = s->buffers[span.buffer] + span.offset;
     }
     // One work-item per block: global[0] is the launch's block count.
@@ -198,7 +206,7 @@ extern "C" aotc_status aotc_ascend_run(aotc_ascend_state* s, const void* const* 
     if (s->sync) {
       aclError e = aclrtSynchronizeStream(s->stream);
       if (e != ACL_SUCCESS) {
-        describe_launch(m, k, where, sizeof where);
+        describe_launch(m, sch, k, where, sizeof where);
         set_error(s->error, sizeof s->error, "%s failed (error %d): %s", where, e, recent());
         return status_of(e);
       }
@@ -208,11 +216,11 @@ extern "C" aotc_status aotc_ascend_run(aotc_ascend_state* s, const void* const* 
   if (e != ACL_SUCCESS) {
     set_error(s->error, sizeof s->error,
               "aclrtSynchronizeStream failed (error %d) while running the %d launches of %s: %s", e,
-              m->num_launches, m->name, recent());
+              sch->num_launches, m->name, recent());
     return status_of(e);
   }
-  for (int k = 0; k < m->num_outputs; ++k) {
-    const aotc_device_span& out = m->outputs[k];
+  for (int k = 0; k < sch->num_outputs; ++k) {
+    const aotc_device_span& out = sch->outputs[k];
     if (out.bytes == 0) continue;
     e = aclrtMemcpy(outputs[k], static_cast<size_t>(out.bytes), s->buffers[out.buffer] + out.offset,
                     static_cast<size_t>(out.bytes), ACL_MEMCPY_DEVICE_TO_HOST);

@@ -44,8 +44,9 @@ aotc_status aotc_ascend_open(const aotc_device_module* module, const aotc_ascend
                              const void* weights, aotc_ascend_state** state, char* error,
                              size_t error_size);
 
-/* One run: inputs[k] and outputs[k] are host buffers of the sizes in module->inputs/outputs. */
-aotc_status aotc_ascend_run(aotc_ascend_state* state, const void* const* inputs,
+/* One run of schedule `schedule` (0 for a package of one size): inputs[k] and outputs[k] are host
+ * buffers of the sizes in its inputs and outputs. */
+aotc_status aotc_ascend_run(aotc_ascend_state* state, int schedule, const void* const* inputs,
                             void* const* outputs);
 
 /* The description of the last failed run ("" when none). */
