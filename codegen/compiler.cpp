@@ -15,6 +15,7 @@
 #include "codegen/package_api.h"
 #include "graph/ops/op_registry.h"
 #include "passes/plan_memory.h"
+#include "targets/tuning.h"
 
 namespace aotc {
 namespace fs = std::filesystem;
@@ -122,13 +123,18 @@ struct PlannedSchedule {
 };
 
 
-/// The schedules of a bucketed package must agree on the package's interface: the same inputs and
-/// outputs, padded along the same axes, with equal extents elsewhere.
+/// The schedules of a bucketed package must agree on the package's interface, which the
+/// dispatcher reads from the largest: the same inputs and outputs; along an axis the largest
+/// pads, every schedule's extent is the offset plus its bucket size, and every axis a schedule
+/// pads at the sizes it serves is one the largest pads; the other axes have equal extents.
 Status check_bucket_interface(const std::vector<std::string>& symbols,
                               const std::vector<PlannedSchedule>& schedules) {
-  const Graph& last = *schedules.back().graph;
+  const PlannedSchedule& largest = schedules.back();
   for (const PlannedSchedule& s : schedules) {
     const Graph& g = *s.graph;
+    auto size_of = [&](const std::string& symbol) {
+      return s.sizes[std::find(symbols.begin(), symbols.end(), symbol) - symbols.begin()];
+    };
     auto compare = [&](const std::vector<Value*>& a, const std::vector<Value*>& b, const char* kind) -> Status {
       if (a.size() != b.size())
         return internal_error("the schedule at {} has {} {}s, the largest {}", bucket_sizes_text(symbols, s.sizes),
@@ -136,25 +142,28 @@ Status check_bucket_interface(const std::vector<std::string>& symbols,
       for (size_t k = 0; k < a.size(); ++k) {
         const TensorType &x = a[k]->type(), &y = b[k]->type();
         bool same = a[k]->name() == b[k]->name() && x.dtype == y.dtype && x.rank() == y.rank();
-        std::vector<PaddedAxis> px = x.padding, py = y.padding;
-        for (PaddedAxis& p : px) p.fill.reset();
-        for (PaddedAxis& p : py) p.fill.reset();
-        same = same && px == py;
         for (int d = 0; same && d < x.rank(); ++d) {
-          bool padded = std::any_of(px.begin(), px.end(), [&](const PaddedAxis& p) { return p.axis == d; });
-          same = padded || x.shape[d] == y.shape[d];
+          auto padded_at = [d](const PaddedAxis& p) { return p.axis == d; };
+          auto in_largest = std::find_if(y.padding.begin(), y.padding.end(), padded_at);
+          auto here = std::find_if(x.padding.begin(), x.padding.end(), padded_at);
+          if (in_largest != y.padding.end()) {
+            same = x.shape[d].value == in_largest->offset + size_of(in_largest->symbol) &&
+                   (here == x.padding.end() || (here->symbol == in_largest->symbol && here->offset == in_largest->offset));
+          } else {
+            same = here == x.padding.end() && x.shape[d] == y.shape[d];
+          }
         }
         if (!same) {
           return unsupported("{} {} '{}' is {} at {} but {} at {}: its padding is not the same at every "
                              "bucket size",
                              kind, k, a[k]->name(), x.to_string(), bucket_sizes_text(symbols, s.sizes), y.to_string(),
-                             bucket_sizes_text(symbols, schedules.back().sizes));
+                             bucket_sizes_text(symbols, largest.sizes));
         }
       }
       return Status::ok();
     };
-    AOTC_RETURN_IF_ERROR(compare(codegen::interface_inputs(g), codegen::interface_inputs(last), "input"));
-    AOTC_RETURN_IF_ERROR(compare(g.outputs(), last.outputs(), "output"));
+    AOTC_RETURN_IF_ERROR(compare(codegen::interface_inputs(g), codegen::interface_inputs(*largest.graph), "input"));
+    AOTC_RETURN_IF_ERROR(compare(g.outputs(), largest.graph->outputs(), "output"));
   }
   return Status::ok();
 }
@@ -200,10 +209,12 @@ Expected<std::vector<PackageFile>> package_schedules(const std::vector<std::stri
   // One weights blob for every schedule: identical bytes (the same weight in every bucket, packed
   // the same way) are stored once. Weights the target's kernels read pre-packed are stored in
   // their packed layout.
+  // The largest schedule first, so that a constant computed from the length at a smaller size
+  // finds its larger version already stored and shares its leading bytes.
   WeightsBlobBuilder weights_builder(facts.alignment);
-  for (const PlannedSchedule& s : schedules) {
-    WeightImages images = target.weight_images(*s.graph);
-    AOTC_RETURN_IF_ERROR(weights_builder.add(*s.graph, images));
+  for (auto s = schedules.rbegin(); s != schedules.rend(); ++s) {
+    WeightImages images = target.weight_images(*s->graph, options.threads);
+    AOTC_RETURN_IF_ERROR(weights_builder.add(*s->graph, images));
   }
   auto blob = std::make_shared<const std::vector<uint8_t>>(weights_builder.take_blob());
   const WeightsPlan& weights = weights_builder.plan();
@@ -378,6 +389,15 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
                          options.threads, options.target);
   }
 
+  if (options.pipeline.nchwc_block != 0) {
+    const TargetFacts& f = target.facts();
+    if (f.nchwc_block == 0)
+      return invalid_model("--nchwc-block {}: target {} keeps every image row-major (no NCHWc kernels)",
+                           options.pipeline.nchwc_block, options.target);
+    if (options.pipeline.nchwc_block != 8 && !(options.pipeline.nchwc_block == 16 && f.vector_bits >= 512))
+      return invalid_model("--nchwc-block {}: target {} has NCHWc blocks of 8 channels{}",
+                           options.pipeline.nchwc_block, options.target, f.vector_bits >= 512 ? " or 16" : "");
+  }
   if (options.profile && target.facts().emitter != "cpp") {
     return invalid_model("--profile times the kernels of the C++ CPU targets; {} packages run "
                          "their kernels on a device (time them with the vendor's profiler)",
@@ -411,11 +431,34 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   bytes.clear();
   bytes.shrink_to_fit();
   package.onnx_nodes = proto->graph().node_size();
+  CompileResult result;
+  // The tuning file's records of this machine, given to the target's kernels.
+  const Target* compiling = &target;
+  std::unique_ptr<Target> tuned;
+  if (!options.tuning.empty()) {
+    AOTC_ASSIGN_OR_RETURN(std::shared_ptr<const KernelTuning> records,
+                          load_kernel_tuning(options.tuning, target.facts(), &result.warnings));
+    if (records) {
+      AOTC_ASSIGN_OR_RETURN(tuned, target.with_tuning(records));
+      if (!tuned)
+        return invalid_model("--tuning {}: the kernels of target {} take no tuned parameters (the SIMD CPU "
+                             "targets do)",
+                             options.tuning, options.target);
+      compiling = tuned.get();
+    }
+  }
+  // Kernels of a final graph that have records in the tuning.
+  auto count_tuned = [&](const Graph& g) {
+    if (const KernelTuning* records = compiling->facts().tuning.get())
+      for (const Node* n : g.nodes())
+        if (records->find(kernel_key(*n), options.threads)) ++result.tuned_kernels;
+  };
+
   // Errors from here on concern the imported graph; name the model as the importer does.
   auto in_model = [&](const Status& s) { return s.with_context(options.model_path); };
   PipelineOptions pipeline = options.pipeline;
-  pipeline.target = &target.facts();
-  CompileResult result;
+  pipeline.target = &compiling->facts();
+  pipeline.threads = options.threads;
   Expected<std::vector<PackageFile>> files = std::vector<PackageFile>{};
   if (options.buckets.empty()) {
     AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
@@ -423,7 +466,8 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
     proto.reset();
     Status s = run_pipeline(*graph, pipeline);
     if (!s.is_ok()) return in_model(s);
-    files = build_package(*graph, target, package, result.report);
+    count_tuned(*graph);
+    files = build_package(*graph, *compiling, package, result.report);
   } else {
     AOTC_RETURN_IF_ERROR(check_bucket_axes(options.buckets, *proto).with_context(options.model_path));
     std::vector<std::string> symbols;
@@ -431,7 +475,8 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
     AOTC_ASSIGN_OR_RETURN(std::vector<BucketGraph> graphs,
                           compile_buckets(options.buckets, *proto, options.model_path, options.import, pipeline));
     proto.reset();
-    files = build_package(symbols, graphs, target, package, result.report);
+    for (const BucketGraph& g : graphs) count_tuned(*g.graph);
+    files = build_package(symbols, graphs, *compiling, package, result.report);
     if (!files.has_value())
       return in_model(files.status().with_context("--buckets " + buckets_flag_text(options.buckets)));
   }

@@ -31,10 +31,12 @@ from onnx import numpy_helper
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "models"))
 import bert  # noqa: E402
+import inception_v2  # noqa: E402
 import llama  # noqa: E402
 import mlp  # noqa: E402
 import mobilenet_v2  # noqa: E402
 import resnet50  # noqa: E402
+import squeezenet  # noqa: E402
 from builder import count_ops, save, write_inputs  # noqa: E402
 from memory_plan_check import check_package  # noqa: E402
 
@@ -50,6 +52,8 @@ MODELS = {
     "llama_rmsnorm_op": (llama, dict(rmsnorm="op")),
     "mobilenet_v2": (mobilenet_v2, {}),
     "resnet50": (resnet50, {}),
+    "squeezenet": (squeezenet, {}),
+    "inception_v2": (inception_v2, {}),
 }
 
 
