@@ -104,7 +104,7 @@ class Ascend910bTarget final : public Target {
     return plans.workspace_bytes;
   }
 
-  WeightImages weight_images(const Graph& graph) const override {
+  WeightImages weight_images(const Graph& graph, int threads) const override {
     return codegen::tile::tile_weight_images(graph);
   }
 
