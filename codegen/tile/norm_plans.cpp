@@ -1,9 +1,10 @@
-// Tile planners of the norm family: Softmax, LogSoftmax and LayerNormalization as row kernels
-// (row_tiles.h), statistics in f32 whatever the input's dtype.
+// Tile planners of the norm family: Softmax, LogSoftmax, LayerNormalization and
+// RMSNormalization as row kernels (row_tiles.h), statistics in f32 whatever the input's dtype.
 //
 //   Softmax:    m = max(x); e = exp(x - m); y = e * (1 / sum(e))
 //   LogSoftmax: y = (x - m) - ln(sum(exp(x - m)))
 //   LayerNorm:  c = x - mean(x); r = 1 / sqrt(mean(c * c) + eps); y = c * r * scale + bias
+//   RMSNorm:    r = 1 / sqrt(mean(x * x) + eps); y = x * r * scale
 // The reductions are the vector unit's (ReduceMax, ReduceSum); the scalar unit reads their
 // results. The square root and logarithm of a statistic run on the vector unit over one
 // element, as the scalar unit has no math library. Variances take a second pass over the
@@ -280,12 +281,74 @@ Status plan_layer_norm(TileContext& k) {
   return Status::ok();
 }
 
+Status plan_rms_norm(TileContext& k) {
+  const Node& node = k.node;
+  const Value* x = k.input(0);
+  const Value* scale = k.input(1);
+  AOTC_RETURN_IF_ERROR(float_rows(node, x->dtype()));
+  if (scale->dtype() != x->dtype())
+    return unsupported("tile RMSNormalization kernels write X's dtype {}, not Scale's {}",
+                       dtype_name(x->dtype()), dtype_name(scale->dtype()));
+  const std::vector<int64_t> dims = static_dims(x->shape());
+  const int axis = *normalize_axis(node.attrs().get_int("axis", -1), x->rank());
+  const int64_t rows = product(dims, 0, axis), len = product(dims, axis);
+  if (rows * len == 0) return Status::ok();
+  const double eps = node.attrs().get_float("epsilon", 1e-5);
+  RowSpec s;
+  s.what = "rms_norm_rows";
+  s.comments = {fmt::format("RMSNormalization of {} over the axes from {} (epsilon {})",
+                            x->type().to_string(), axis, eps)};
+  s.rows = rows;
+  s.len = len;
+  s.x = k.arg(x, "x", false);
+  s.y = k.arg(k.output(0), "y", true);
+  // Scale: one value per normalised element (it may broadcast along them), or one for all.
+  const std::vector<int64_t> scale_dims = static_dims(scale->shape());
+  const int64_t n = product(scale_dims);
+  std::optional<double> literal;
+  const bool per_column = n == len && scale_dims.size() <= dims.size() - static_cast<size_t>(axis);
+  if (per_column) {
+    s.operands.push_back(k.arg(scale, "scale", false));
+  } else if (n == 1 && scale->constant_data()) {
+    literal = scale->constant_data()->get_double(0);
+  } else {
+    return unsupported("tile RMSNormalization kernels take a scale of {} elements or one constant, "
+                       "not {}",
+                       len, scale->type().to_string());
+  }
+  const double inv_len = 1.0 / static_cast<double>(len);
+  s.compute = [=](RowContext& c) -> Status {
+    BufRef sq = c.take();
+    c.ops.push_back(VecBinary{VecBinaryOp::kMul, sq, c.row, c.row, c.len});
+    reduce_into(c, ReduceOp::kSum, sq, "ss");
+    c.give(sq);
+    c.ops.push_back(ScalarCompute{"ms", DType::kFloat32, ScalarFn::kMul, Scalar::named("ss"),
+                                  Scalar::of(inv_len)});
+    c.ops.push_back(ScalarCompute{"mse", DType::kFloat32, ScalarFn::kAdd, Scalar::named("ms"),
+                                  Scalar::of(eps)});
+    reciprocal_sqrt(c, "mse", "rrms");
+    if (per_column) {
+      c.ops.push_back(VecScalarCall{VecScalarOp::kMuls, c.row, c.row, Scalar::named("rrms"), c.len});
+      c.ops.push_back(VecBinary{VecBinaryOp::kMul, *c.out, c.row, c.operands[0], c.len});
+    } else {
+      c.ops.push_back(ScalarCompute{"f", DType::kFloat32, ScalarFn::kMul, Scalar::named("rrms"),
+                                    Scalar::of(*literal)});
+      c.ops.push_back(VecScalarCall{VecScalarOp::kMuls, *c.out, c.row, Scalar::named("f"), c.len});
+    }
+    return Status::ok();
+  };
+  AOTC_ASSIGN_OR_RETURN(TilePlan plan, plan_rows(s, k.npu));
+  k.add(std::move(plan));
+  return Status::ok();
+}
+
 }  // namespace
 
 void register_norm_plans(TilePlannerRegistry& r) {
   r.add("Softmax", plan_softmax);
   r.add("LogSoftmax", plan_softmax);
   r.add("LayerNormalization", plan_layer_norm);
+  r.add("RMSNormalization", plan_rms_norm);
 }
 
 }  // namespace aotc::codegen::tile

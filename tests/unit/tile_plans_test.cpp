@@ -131,6 +131,11 @@ graph @g(%x: bf16[{0}], %s: bf16[{1}], %b: bf16[{1}]) -> (%y: bf16[{0}]) {{
   %y = LayerNormalization(%x, %s, %b) {{axis = -1, epsilon = 0.00001}} : bf16[{0}]
   return %y
 }})", s, n)});
+      cases.push_back({"rmsnorm_" + s, fmt::format(R"(
+graph @g(%x: f16[{0}], %s: f16[{1}]) -> (%y: f16[{0}]) {{
+  %y = RMSNormalization(%x, %s) {{axis = -1, epsilon = 0.00001}} : f16[{0}]
+  return %y
+}})", s, n)});
       cases.push_back({"reduce_sum_rows_" + s, fmt::format(R"(
 graph @g(%x: f32[{0}]) -> (%y: f32[{1}x1]) {{
   %a = const i64[1] dense<[1]>
