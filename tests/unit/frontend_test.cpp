@@ -243,6 +243,36 @@ TEST_F(FrontendTest, NegativeDim) {
   EXPECT_CONTAINS(import_error(write(b)), "input 'x' has a negative dim -3");
 }
 
+TEST_F(FrontendTest, MinusOneAndZeroInputDimsAreUnknown) {
+  // Paddle's exporter writes -1 (and 0 in graph inputs) for dims it does not know.
+  ModelBuilder b;
+  b.input("x", kFloat, {"-1", "3", "0"}).output("y", kFloat, std::vector<std::string>{"-1", "3", "-1"});
+  b.node("Relu", {"x"}, {"y"}, "r");
+  std::string path = write(b);
+  auto g = import_ok(path);
+  ASSERT_TRUE(g);
+  const Shape& s = g->inputs()[0]->shape();
+  EXPECT_FALSE(s[0].is_static());
+  EXPECT_EQ(s[1], Dim(3));
+  EXPECT_FALSE(s[2].is_static());
+  EXPECT_NE(s[0].symbol, s[2].symbol);  // two unknown dims, not one
+  ImportOptions o;
+  o.input_shapes["x"] = {2, 3, 5};
+  auto bound = import_ok(path, o);
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(bound->outputs()[0]->shape(), make_shape({2, 3, 5}));
+  o.input_shapes["x"] = {2, 4, 5};
+  EXPECT_CONTAINS(import_error(path, o), "--shape x=2x4x5 does not fit");
+}
+
+TEST_F(FrontendTest, ZeroOutputDimStaysEmpty) {
+  // Only graph inputs read a 0 as "unknown": elsewhere it is an empty extent.
+  ModelBuilder b;
+  b.input("x", kFloat, {"2"}).output("y", kFloat, std::vector<std::string>{"0"});
+  b.node("Relu", {"x"}, {"y"}, "r");
+  EXPECT_CONTAINS(import_error(write(b)), "output 'y' is declared f32[0] but computes as f32[2]");
+}
+
 TEST_F(FrontendTest, AbsurdDims) {
   ModelBuilder b;
   b.input("x", kFloat, {"1000000", "1000000", "1000000"}).output("y");
