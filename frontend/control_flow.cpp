@@ -295,10 +295,21 @@ Expected<bool> convert_if(GraphConverter& gc, const FlatNode& n, std::vector<Val
     if (g->output_size() != n.proto.output_size())
       return invalid_model("{}: {} returns {} values for {} outputs", where(n), g == then_g ? "then_branch" : "else_branch",
                            g->output_size(), n.proto.output_size());
+  // Both branches must compile for these input shapes, including one the application never
+  // takes for them (Silero's 8 kHz network on a 16 kHz chunk): say how to decide the If instead.
+  auto build = [&](Body& b, const onnx::GraphProto& g, const char* which) -> Expected<bool> {
+    Expected<bool> built = finish_body(gc, n, b, g, which);
+    if (built || built.status().kind() == ErrorKind::kNeedsConstant) return built;
+    return gc.with_const_input_hint(
+        Status::error(built.status().kind(),
+                      built.status().message() + "; with the condition known only at run time, both branches must "
+                                                 "compile for these input shapes"),
+        {cond});
+  };
   AOTC_ASSIGN_OR_RETURN(Body then_b, start_body(gc, n, *then_g, "then_branch", {}, captures));
-  AOTC_ASSIGN_OR_RETURN(bool then_ok, finish_body(gc, n, then_b, *then_g, "then_branch"));
+  AOTC_ASSIGN_OR_RETURN(bool then_ok, build(then_b, *then_g, "then_branch"));
   AOTC_ASSIGN_OR_RETURN(Body else_b, start_body(gc, n, *else_g, "else_branch", {}, captures));
-  AOTC_ASSIGN_OR_RETURN(bool else_ok, finish_body(gc, n, else_b, *else_g, "else_branch"));
+  AOTC_ASSIGN_OR_RETURN(bool else_ok, build(else_b, *else_g, "else_branch"));
   if (!then_ok || !else_ok) return false;
   std::vector<Value*> operands{cond};
   operands.insert(operands.end(), then_b.capture_operands.begin(), then_b.capture_operands.end());

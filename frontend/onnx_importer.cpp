@@ -83,13 +83,8 @@ Status check_element_limit(const Shape& shape, const std::string& what) {
   return Status::ok();
 }
 
-// Where a declared type comes from: graph inputs read the dim values exporters write for "any
-// extent" as symbolic dims.
-enum class DeclaredBy { kGraphInput, kOther };
-
 // The dtype and shape a ValueInfoProto declares. `what` is "input 'x'" or "output 'y'".
-Expected<DeclaredType> declared_type(const onnx::ValueInfoProto& vi, const std::string& what,
-                                     DeclaredBy by = DeclaredBy::kOther) {
+Expected<DeclaredType> declared_type(const onnx::ValueInfoProto& vi, const std::string& what) {
   if (!vi.has_type()) return invalid_model("{} has no type", what);
   const onnx::TypeProto& tp = vi.type();
   if (!tp.has_tensor_type()) {
@@ -109,11 +104,10 @@ Expected<DeclaredType> declared_type(const onnx::ValueInfoProto& vi, const std::
   Shape shape;
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto& d = tt.shape().dim(i);
-    // Paddle's exporter (and some older converters) write -1 for a dim they do not know, and
-    // 0 for one of a graph input; onnxruntime accepts any extent there. Both read as unnamed
-    // unknown dims, which --shape fixes. A 0 anywhere else is a real empty extent.
-    const bool unknown_value =
-        d.has_dim_value() && (d.dim_value() == -1 || (d.dim_value() == 0 && by == DeclaredBy::kGraphInput));
+    // Paddle's exporter (and some older converters) write -1 for a dim they do not know:
+    // onnxruntime accepts any extent there, and it reads as an unnamed unknown dim, which
+    // --shape fixes. (They write 0 too, which is also a real empty extent: see shape_fits.)
+    const bool unknown_value = d.has_dim_value() && d.dim_value() == -1;
     if (d.has_dim_value() && !unknown_value) {
       if (d.dim_value() < 0) return invalid_model("{} has a negative dim {} at axis {}", what, d.dim_value(), i);
       shape.push_back(Dim(d.dim_value()));
@@ -129,11 +123,17 @@ Expected<DeclaredType> declared_type(const onnx::ValueInfoProto& vi, const std::
   return out;
 }
 
-// True when `actual` can be what `declared` describes: same rank and equal static dims.
-bool shape_fits(const Shape& declared, const Shape& actual) {
+// True when `actual` can be what `declared` describes: same rank and equal static dims. For a
+// graph input bound by --shape or --const-input (`bound_input`), a declared 0 fits any extent:
+// exporters write 0 for a dim they do not know (Paddle's), and a model whose input really is
+// empty keeps its 0 when nothing binds it.
+bool shape_fits(const Shape& declared, const Shape& actual, bool bound_input = false) {
   if (declared.size() != actual.size()) return false;
-  for (size_t i = 0; i < declared.size(); ++i)
-    if (declared[i].is_static() && actual[i].is_static() && declared[i].value != actual[i].value) return false;
+  for (size_t i = 0; i < declared.size(); ++i) {
+    if (!declared[i].is_static() || !actual[i].is_static()) continue;
+    if (bound_input && declared[i].value == 0) continue;
+    if (declared[i].value != actual[i].value) return false;
+  }
   return true;
 }
 
@@ -230,9 +230,9 @@ class Importer {
 
   Status bind_const_input(const onnx::ValueInfoProto& vi, const TensorData& data) {
     std::string what = fmt::format("input '{}'", vi.name());
-    AOTC_ASSIGN_OR_RETURN(DeclaredType declared, declared_type(vi, what, DeclaredBy::kGraphInput));
+    AOTC_ASSIGN_OR_RETURN(DeclaredType declared, declared_type(vi, what));
     Shape actual = make_shape(data.dims());
-    if (declared.dtype != data.dtype() || (declared.shape && !shape_fits(*declared.shape, actual)))
+    if (declared.dtype != data.dtype() || (declared.shape && !shape_fits(*declared.shape, actual, true)))
       return invalid_model("--const-input {}: the model declares {} but the tensor is {}", vi.name(),
                            describe_type(declared.dtype, declared.shape), data.type().to_string());
     converter_->bind(vi.name(), graph_->add_constant(vi.name(), data));
@@ -242,14 +242,14 @@ class Importer {
   Status add_graph_input(const onnx::ValueInfoProto& vi) {
     const std::string& name = vi.name();
     std::string what = fmt::format("input '{}'", name);
-    AOTC_ASSIGN_OR_RETURN(DeclaredType declared, declared_type(vi, what, DeclaredBy::kGraphInput));
+    AOTC_ASSIGN_OR_RETURN(DeclaredType declared, declared_type(vi, what));
     Shape shape;
     if (auto s = options_.input_shapes.find(name); s != options_.input_shapes.end()) {
       shape = make_shape(s->second);
       for (int64_t d : s->second)
         if (d < 0) return invalid_model("--shape {}: negative dim {}", name, d);
       AOTC_RETURN_IF_ERROR(check_element_limit(shape, "--shape " + name));
-      if (declared.shape && !shape_fits(*declared.shape, shape))
+      if (declared.shape && !shape_fits(*declared.shape, shape, true))
         return invalid_model("--shape {}={} does not fit the model's {}", name, shape_to_string(shape),
                              describe_type(declared.dtype, declared.shape));
     } else if (declared.shape) {
@@ -284,7 +284,10 @@ class Importer {
         if (declared.dtype != v->dtype())
           return invalid_model("{} is declared {} but computes as {}", what, dtype_name(declared.dtype),
                                v->type().to_string());
-        if (declared.shape && !shape_fits(*declared.shape, v->shape()))
+        // A declared shape with unknown dims is a loose annotation, which exporters get wrong
+        // (ddddocr's recogniser declares [1, seqlen] for a [T, 1, classes] result); onnxruntime
+        // merges it leniently and so does aotc. A fully static one must hold.
+        if (declared.shape && is_static(*declared.shape) && !shape_fits(*declared.shape, v->shape()))
           return invalid_model("{} is declared {} but computes as {}", what,
                                describe_type(declared.dtype, declared.shape), v->type().to_string());
       }
