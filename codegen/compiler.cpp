@@ -8,9 +8,14 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <unordered_map>
+
+#include <fmt/ranges.h>
 
 #include "codegen/memory_timeline.h"
 #include "graph/ops/control_flow.h"
+#include "codegen/package_api.h"
+#include "graph/ops/op_registry.h"
 #include "passes/plan_memory.h"
 
 namespace aotc {
@@ -120,38 +125,140 @@ Status arena_limit_error(const ArenaPlan& plan, int64_t limit) {
                   tensors));
 }
 
-Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Target& target,
-                                                 const PackageOptions& options,
-                                                 codegen::CompileReport& report) {
-  AOTC_RETURN_IF_ERROR(check_target_support(graph, target));
-  for (const Value* v : graph.inputs()) AOTC_RETURN_IF_ERROR(value_bytes(*v).status());
-  for (const Value* v : graph.outputs()) AOTC_RETURN_IF_ERROR(value_bytes(*v).status());
+namespace {
 
+/// One schedule being packaged: its graph, sizes and arena plan.
+struct PlannedSchedule {
+  const Graph* graph = nullptr;
+  std::vector<int64_t> sizes;
+  ArenaPlan arena;
+};
+
+
+/// The schedules of a bucketed package must agree on the package's interface: the same inputs and
+/// outputs, padded along the same axes, with equal extents elsewhere.
+Status check_bucket_interface(const std::vector<std::string>& symbols,
+                              const std::vector<PlannedSchedule>& schedules) {
+  const Graph& last = *schedules.back().graph;
+  for (const PlannedSchedule& s : schedules) {
+    const Graph& g = *s.graph;
+    auto compare = [&](const std::vector<Value*>& a, const std::vector<Value*>& b, const char* kind) -> Status {
+      if (a.size() != b.size())
+        return internal_error("the schedule at {} has {} {}s, the largest {}", bucket_sizes_text(symbols, s.sizes),
+                              a.size(), kind, b.size());
+      for (size_t k = 0; k < a.size(); ++k) {
+        const TensorType &x = a[k]->type(), &y = b[k]->type();
+        bool same = a[k]->name() == b[k]->name() && x.dtype == y.dtype && x.rank() == y.rank();
+        std::vector<PaddedAxis> px = x.padding, py = y.padding;
+        for (PaddedAxis& p : px) p.fill.reset();
+        for (PaddedAxis& p : py) p.fill.reset();
+        same = same && px == py;
+        for (int d = 0; same && d < x.rank(); ++d) {
+          bool padded = std::any_of(px.begin(), px.end(), [&](const PaddedAxis& p) { return p.axis == d; });
+          same = padded || x.shape[d] == y.shape[d];
+        }
+        if (!same) {
+          return unsupported("{} {} '{}' is {} at {} but {} at {}: its padding is not the same at every "
+                             "bucket size",
+                             kind, k, a[k]->name(), x.to_string(), bucket_sizes_text(symbols, s.sizes), y.to_string(),
+                             bucket_sizes_text(symbols, schedules.back().sizes));
+        }
+      }
+      return Status::ok();
+    };
+    AOTC_RETURN_IF_ERROR(compare(codegen::interface_inputs(g), codegen::interface_inputs(last), "input"));
+    AOTC_RETURN_IF_ERROR(compare(g.outputs(), last.outputs(), "output"));
+  }
+  return Status::ok();
+}
+
+codegen::ReportTensor report_tensor(const Value& v, const std::vector<std::string>& symbols) {
+  codegen::ReportTensor t = report_tensor(v);
+  if (!symbols.empty())
+    for (const PaddedAxis& p : v.type().padding) t.padded.push_back({p.axis, p.symbol, p.offset});
+  return t;
+}
+
+int64_t graph_flops(const Graph& g) {
+  int64_t total = 0;
+  for (const Node* n : g.nodes()) total += node_flops(*n);
+  return total;
+}
+
+Expected<std::vector<PackageFile>> package_schedules(const std::vector<std::string>& symbols,
+                                                     std::vector<PlannedSchedule> schedules,
+                                                     const Target& target, const PackageOptions& options,
+                                                     codegen::CompileReport& report) {
   const TargetFacts& facts = target.facts();
-  AOTC_ASSIGN_OR_RETURN(ArenaPlan arena, plan_arena(graph, facts.alignment, [&](const Node& n) {
-                          return target.scratch_bytes(n, options.threads);
-                        }));
-  if (options.arena_limit > 0 && arena.arena_bytes > options.arena_limit)
-    return arena_limit_error(arena, options.arena_limit);
-  // Weights the target's kernels read pre-packed are stored in their packed layout.
-  WeightImages images = target.weight_images(graph);
-  AOTC_ASSIGN_OR_RETURN(WeightsPlan weights, plan_weights(graph, facts.alignment, images));
-  auto blob = std::make_shared<const std::vector<uint8_t>>(build_weights_blob(graph, weights, images));
-  images.clear();
+  const bool bucketed = !symbols.empty();
+  for (PlannedSchedule& s : schedules) {
+    const Graph& graph = *s.graph;
+    auto at = [&](const Status& st) {
+      return bucketed ? st.with_context(fmt::format("at {}", bucket_sizes_text(symbols, s.sizes))) : st;
+    };
+    if (Status st = check_target_support(graph, target); !st.is_ok()) return at(st);
+    for (const Value* v : graph.inputs()) AOTC_RETURN_IF_ERROR(value_bytes(*v).status());
+    for (const Value* v : graph.outputs()) AOTC_RETURN_IF_ERROR(value_bytes(*v).status());
+    auto arena = plan_arena(graph, facts.alignment, [&](const Node& n) {
+      return target.scratch_bytes(n, options.threads);
+    });
+    if (!arena) return at(arena.status());
+    s.arena = std::move(*arena);
+    if (options.arena_limit > 0 && s.arena.arena_bytes > options.arena_limit)
+      return at(arena_limit_error(s.arena, options.arena_limit));
+  }
+  if (bucketed) AOTC_RETURN_IF_ERROR(check_bucket_interface(symbols, schedules));
+  const PlannedSchedule& largest = schedules.back();
+
+  // One weights blob for every schedule: identical bytes (the same weight in every bucket, packed
+  // the same way) are stored once. Weights the target's kernels read pre-packed are stored in
+  // their packed layout.
+  WeightsBlobBuilder weights_builder(facts.alignment);
+  for (const PlannedSchedule& s : schedules) {
+    WeightImages images = target.weight_images(*s.graph);
+    AOTC_RETURN_IF_ERROR(weights_builder.add(*s.graph, images));
+  }
+  auto blob = std::make_shared<const std::vector<uint8_t>>(weights_builder.take_blob());
+  const WeightsPlan& weights = weights_builder.plan();
 
   std::string banner = banner_for(options);
   bool weights_file = weights.total_bytes > 0 && !options.embed_weights;
-  ModuleSpec spec{graph,
+  ModuleSpec spec{*largest.graph,
                   options.name,
                   banner,
-                  arena,
+                  largest.arena,
                   weights,
                   blob,
                   options.embed_weights,
                   weights_file ? options.name + ".weights" : "",
                   options.threads,
                   options.profile};
+  int64_t schedule_arena = 0;
+  if (bucketed) {
+    spec.symbols = symbols;
+    for (const PlannedSchedule& s : schedules) {
+      spec.buckets.push_back(BucketSchedule{*s.graph, s.arena, s.sizes});
+      schedule_arena = std::max(schedule_arena, s.arena.arena_bytes);
+    }
+    // Host targets stage padded inputs and outputs in the arena after the largest schedule.
+    const codegen::BucketStaging staging = codegen::plan_bucket_staging(
+        spec, facts.execution == ExecutionModel::kHost ? schedule_arena : 0, facts.alignment);
+    report.staging_bytes = staging.end - staging.base;
+    if (options.arena_limit > 0 && facts.execution == ExecutionModel::kHost && staging.end > options.arena_limit) {
+      return Status::error(ErrorKind::kResourceLimit,
+                           fmt::format("the arena needs {} bytes, {} more than --arena-limit {}: {} for the "
+                                       "largest schedule and {} for the dispatcher's copies of padded inputs "
+                                       "and outputs",
+                                       staging.end, staging.end - options.arena_limit, options.arena_limit,
+                                       schedule_arena, staging.end - staging.base));
+    }
+  }
   AOTC_ASSIGN_OR_RETURN(EmittedModule module, target.emit(spec));
+  if (bucketed && module.bucket_schedules != static_cast<int>(schedules.size())) {
+    return unsupported("target {} cannot compile bucketed packages yet: its {} emitter ran {} of {} "
+                       "schedules (docs/buckets.md says what an emitter needs)",
+                       facts.name, facts.emitter, module.bucket_schedules, schedules.size());
+  }
 
   std::vector<PackageFile> files = std::move(module.files);
   if (weights_file) {
@@ -176,11 +283,14 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
                            module.uses_threads,
                            module.build};
   files.push_back({"CMakeLists.txt", codegen::render_package_cmake(build), {}});
+  const ArenaPlan& arena = largest.arena;
+  const Graph& graph = *largest.graph;
   const std::string timeline = "memory_timeline.svg";
   files.push_back({timeline, codegen::render_memory_timeline(arena, options.name), {}});
   files.push_back({"memory_plan.csv", codegen::render_memory_plan_csv(arena, banner), {}});
   for (PackageFile& f : codegen::runtime_stub_files()) files.push_back(std::move(f));
 
+  const int64_t staging_bytes = report.staging_bytes;
   report = {};
   report.generated_by = banner;
   report.name = options.name;
@@ -191,7 +301,8 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
   report.kernels = graph.num_nodes() - static_cast<int>(arena.views.size());
   report.kernel_functions = module.kernel_functions;
   for (const Node* n : graph.nodes()) ++report.ops[n->op()];
-  report.arena_bytes = arena.arena_bytes;
+  report.flops = graph_flops(graph);
+  report.arena_bytes = std::max(arena.arena_bytes, schedule_arena);
   report.arena_lower_bound_bytes = arena.lower_bound_bytes;
   report.arena_unshared_bytes = arena.unshared_bytes;
   report.arena_buffers = arena.num_buffers;
@@ -212,11 +323,50 @@ Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Targe
                            : options.embed_weights     ? "embedded"
                            : options.compress_weights  ? "file (zstd)"
                                                        : "file";
-  for (const Value* v : graph.inputs()) report.inputs.push_back(report_tensor(*v));
-  for (const Value* v : graph.outputs()) report.outputs.push_back(report_tensor(*v));
+  for (const Value* v : codegen::interface_inputs(graph)) report.inputs.push_back(report_tensor(*v, symbols));
+  for (const Value* v : graph.outputs()) report.outputs.push_back(report_tensor(*v, symbols));
+  if (bucketed) {
+    report.bucket_symbols = symbols;
+    report.staging_bytes = staging_bytes;
+    for (const PlannedSchedule& s : schedules) {
+      codegen::ReportBucket b;
+      b.sizes = s.sizes;
+      for (const LengthInput& l : s.graph->length_inputs()) b.min.push_back(l.min);
+      b.arena_bytes = s.arena.arena_bytes;
+      b.kernels = s.graph->num_nodes() - static_cast<int>(s.arena.views.size());
+      b.flops = graph_flops(*s.graph);
+      report.buckets.push_back(std::move(b));
+    }
+  }
   files.push_back({"report.json", codegen::report_to_json(report), {}});
   return files;
 }
+
+}  // namespace
+
+Expected<std::vector<PackageFile>> build_package(const Graph& graph, const Target& target,
+                                                 const PackageOptions& options,
+                                                 codegen::CompileReport& report) {
+  std::vector<PlannedSchedule> schedules(1);
+  schedules[0].graph = &graph;
+  return package_schedules({}, std::move(schedules), target, options, report);
+}
+
+Expected<std::vector<PackageFile>> build_package(const std::vector<std::string>& symbols,
+                                                 const std::vector<BucketGraph>& buckets,
+                                                 const Target& target, const PackageOptions& options,
+                                                 codegen::CompileReport& report) {
+  std::vector<PlannedSchedule> schedules;
+  for (const BucketGraph& b : buckets) {
+    PlannedSchedule s;
+    s.graph = b.graph.get();
+    s.sizes = b.sizes;
+    schedules.push_back(std::move(s));
+  }
+  if (schedules.empty()) return invalid_model("a bucketed package needs at least one schedule");
+  return package_schedules(symbols, std::move(schedules), target, options, report);
+}
+
 
 Expected<CompileResult> compile_model(const CompileOptions& options) {
   if (!TargetRegistry::instance().find(options.target)) {
@@ -274,19 +424,30 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   bytes.clear();
   bytes.shrink_to_fit();
   package.onnx_nodes = proto->graph().node_size();
-  AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                        frontend::import_onnx_model(*proto, options.model_path, options.import));
-  proto.reset();
-
   // Errors from here on concern the imported graph; name the model as the importer does.
   auto in_model = [&](const Status& s) { return s.with_context(options.model_path); };
   PipelineOptions pipeline = options.pipeline;
   pipeline.target = &target.facts();
-  Status s = run_pipeline(*graph, pipeline);
-  if (!s.is_ok()) return in_model(s);
-
   CompileResult result;
-  auto files = build_package(*graph, target, package, result.report);
+  Expected<std::vector<PackageFile>> files = std::vector<PackageFile>{};
+  if (options.buckets.empty()) {
+    AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                          frontend::import_onnx_model(*proto, options.model_path, options.import));
+    proto.reset();
+    Status s = run_pipeline(*graph, pipeline);
+    if (!s.is_ok()) return in_model(s);
+    files = build_package(*graph, target, package, result.report);
+  } else {
+    AOTC_RETURN_IF_ERROR(check_bucket_axes(options.buckets, *proto).with_context(options.model_path));
+    std::vector<std::string> symbols;
+    for (const BucketAxis& a : options.buckets) symbols.push_back(a.symbol);
+    AOTC_ASSIGN_OR_RETURN(std::vector<BucketGraph> graphs,
+                          compile_buckets(options.buckets, *proto, options.model_path, options.import, pipeline));
+    proto.reset();
+    files = build_package(symbols, graphs, target, package, result.report);
+    if (!files.has_value())
+      return in_model(files.status().with_context("--buckets " + buckets_flag_text(options.buckets)));
+  }
   if (!files.has_value()) return in_model(files.status());
   AOTC_RETURN_IF_ERROR(codegen::write_package(*files, options.output_dir));
   result.package_dir = options.output_dir;

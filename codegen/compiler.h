@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/buckets.h"
 #include "codegen/package_writer.h"
 #include "codegen/report.h"
 #include "frontend/onnx_importer.h"
@@ -20,6 +21,7 @@ namespace aotc {
 
 /// The most threads a package may split its kernels across (AOTC_MAX_THREADS of the runtime).
 inline constexpr int kMaxThreads = 64;
+
 
 struct CompileOptions {
   std::string model_path;
@@ -37,6 +39,8 @@ struct CompileOptions {
   int threads = 1;
   /// Time every kernel call (--profile; CPU targets).
   bool profile = false;
+  /// Bucketed symbols (--buckets): the package holds one schedule per combination of sizes.
+  std::vector<BucketAxis> buckets;
   PipelineOptions pipeline;
 };
 
@@ -68,6 +72,14 @@ struct PackageOptions {
 /// the arena limit), emits the module and assembles every file of the package (not written
 /// yet). Fills `report`.
 Expected<std::vector<codegen::PackageFile>> build_package(const Graph& graph, const Target& target,
+                                                          const PackageOptions& options,
+                                                          codegen::CompileReport& report);
+
+/// build_package for a bucketed package: one schedule per graph (smallest sizes first, the last
+/// symbol varying fastest), one weights blob, one arena for the largest schedule.
+Expected<std::vector<codegen::PackageFile>> build_package(const std::vector<std::string>& symbols,
+                                                          const std::vector<BucketGraph>& buckets,
+                                                          const Target& target,
                                                           const PackageOptions& options,
                                                           codegen::CompileReport& report);
 

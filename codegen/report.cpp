@@ -33,8 +33,14 @@ std::string tensors_json(const std::vector<ReportTensor>& tensors) {
     const ReportTensor& t = tensors[i];
     std::string dims;
     for (size_t k = 0; k < t.shape.size(); ++k) dims += (k ? ", " : "") + std::to_string(t.shape[k]);
-    out += fmt::format("    {{\"name\": {}, \"dtype\": \"{}\", \"shape\": [{}]}}{}\n", json_string(t.name),
-                       dtype_name(t.dtype), dims, i + 1 < tensors.size() ? "," : "");
+    std::string padded;
+    for (size_t k = 0; k < t.padded.size(); ++k) {
+      padded += fmt::format("{}{{\"axis\": {}, \"symbol\": {}, \"offset\": {}}}", k ? ", " : "",
+                            t.padded[k].axis, json_string(t.padded[k].symbol), t.padded[k].offset);
+    }
+    if (!t.padded.empty()) padded = fmt::format(", \"padded\": [{}]", padded);
+    out += fmt::format("    {{\"name\": {}, \"dtype\": \"{}\", \"shape\": [{}]{}}}{}\n", json_string(t.name),
+                       dtype_name(t.dtype), dims, padded, i + 1 < tensors.size() ? "," : "");
   }
   return out + "  ]";
 }
@@ -62,6 +68,26 @@ std::string memory_json(const CompileReport& r) {
   return out + "  },\n";
 }
 
+std::string ints_json(const std::vector<int64_t>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+  return "[" + out + "]";
+}
+
+std::string buckets_json(const CompileReport& r) {
+  std::string symbols, schedules;
+  for (size_t i = 0; i < r.bucket_symbols.size(); ++i) symbols += (i ? ", " : "") + json_string(r.bucket_symbols[i]);
+  for (size_t i = 0; i < r.buckets.size(); ++i) {
+    const ReportBucket& b = r.buckets[i];
+    schedules += fmt::format(
+        "      {{\"sizes\": {}, \"min\": {}, \"arena_bytes\": {}, \"kernels\": {}, \"flops\": {}}}{}\n",
+        ints_json(b.sizes), ints_json(b.min), b.arena_bytes, b.kernels, b.flops, i + 1 < r.buckets.size() ? "," : "");
+  }
+  return fmt::format("  \"buckets\": {{\n    \"symbols\": [{}],\n    \"staging_bytes\": {},\n"
+                     "    \"schedules\": [\n{}    ]\n  }},\n",
+                     symbols, r.staging_bytes, schedules);
+}
+
 }  // namespace
 
 std::string report_to_json(const CompileReport& r) {
@@ -77,7 +103,9 @@ std::string report_to_json(const CompileReport& r) {
   out += fmt::format("  \"kernels\": {},\n", r.kernels);
   out += fmt::format("  \"kernel_functions\": {},\n", r.kernel_functions);
   out += fmt::format("  \"ops\": {{{}}},\n", ops);
+  out += fmt::format("  \"flops\": {},\n", r.flops);
   out += memory_json(r);
+  if (!r.buckets.empty()) out += buckets_json(r);
   out += fmt::format("  \"weights_bytes\": {},\n", r.weights_bytes);
   out += fmt::format("  \"weights\": {{\"constants\": {}, \"storage\": {}}},\n", r.weights_constants,
                      json_string(r.weights_storage));

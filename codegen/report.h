@@ -11,10 +11,28 @@
 
 namespace aotc::codegen {
 
+/// A padded axis of a bucketed package's input or output: its actual extent is
+/// offset + the symbol's size.
+struct ReportPaddedAxis {
+  int axis = 0;
+  std::string symbol;
+  int64_t offset = 0;
+};
+
 struct ReportTensor {
   std::string name;
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
+  std::vector<ReportPaddedAxis> padded;  ///< Bucketed packages only.
+};
+
+/// One schedule of a bucketed package.
+struct ReportBucket {
+  std::vector<int64_t> sizes;  ///< The bucket size of each symbol.
+  std::vector<int64_t> min;    ///< The smallest size of each symbol it runs.
+  int64_t arena_bytes = 0;     ///< What its schedule needs of the arena.
+  int kernels = 0;
+  int64_t flops = 0;
 };
 
 /// One buffer live at the arena's peak.
@@ -50,6 +68,13 @@ struct CompileReport {
   std::string weights_storage;  ///< "none", "file", "file (zstd)" or "embedded".
   std::vector<ReportTensor> inputs;
   std::vector<ReportTensor> outputs;
+  /// Operations of one run (node_flops; the largest schedule's in a bucketed package).
+  int64_t flops = 0;
+  /// Bucketed packages: the symbols, each schedule, and the arena bytes the dispatcher stages
+  /// padded inputs and outputs in (part of arena_bytes on host targets).
+  std::vector<std::string> bucket_symbols;
+  std::vector<ReportBucket> buckets;
+  int64_t staging_bytes = 0;
 };
 
 /// The report as pretty-printed JSON (two-space indent, trailing newline).

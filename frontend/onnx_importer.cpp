@@ -210,6 +210,28 @@ class Importer {
     for (const auto& [name, dims] : options_.input_shapes) AOTC_RETURN_IF_ERROR(check_bound(name, "--shape"));
     for (const auto& [name, data] : options_.const_inputs) AOTC_RETURN_IF_ERROR(check_bound(name, "--const-input"));
     for (const auto& [name, path] : options_.const_input_files) AOTC_RETURN_IF_ERROR(check_bound(name, "--const-input"));
+    return add_length_inputs();
+  }
+
+  // One length input per bucketed symbol, after the model's inputs. A symbol that no graph input
+  // has is a usage error naming the symbols the inputs do have.
+  Status add_length_inputs() {
+    for (const SymbolBucket& b : options_.buckets) {
+      if (bound_symbols_.count(b.symbol)) {
+        graph_->add_length_input(graph_->unique_value_name(b.symbol), b.symbol, b.min, b.size);
+        continue;
+      }
+      std::set<std::string> names;
+      for (const onnx::ValueInfoProto& vi : model_.graph().input()) {
+        if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
+        for (const auto& d : vi.type().tensor_type().shape().dim())
+          if (d.has_dim_param() && !d.dim_param().empty()) names.insert(d.dim_param());
+      }
+      return invalid_model("--buckets {}: no graph input has a dimension named '{}' (symbolic "
+                           "dims of the inputs: {})",
+                           b.symbol, b.symbol,
+                           names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
+    }
     return Status::ok();
   }
 
@@ -254,6 +276,23 @@ class Importer {
                              describe_type(declared.dtype, declared.shape));
     } else if (declared.shape) {
       shape = *declared.shape;
+      Padding padding;
+      for (size_t a = 0; a < shape.size(); ++a) {
+        if (shape[a].is_static()) continue;
+        for (const SymbolBucket& b : options_.buckets) {
+          if (b.symbol != shape[a].symbol) continue;
+          // The package's dispatcher fills the padded positions of inputs with zeros.
+          padding.push_back(PaddedAxis{static_cast<int>(a), b.symbol, 0, 0.0});
+          shape[a] = Dim(b.size);
+          bound_symbols_.insert(b.symbol);
+        }
+      }
+      if (!padding.empty()) {
+        AOTC_RETURN_IF_ERROR(check_element_limit(shape, what));
+        converter_->bind(name, graph_->add_input(name, TensorType{.dtype = declared.dtype, .shape = std::move(shape),
+                                                      .padding = std::move(padding)}));
+        return Status::ok();
+      }
     } else {
       return unsupported("{} has no shape (unknown rank); give one with --shape {}=DIMS", what, name);
     }
@@ -305,6 +344,7 @@ class Importer {
   ExternalDataPolicy policy_;
   std::unique_ptr<Graph> graph_;
   std::unique_ptr<GraphConverter> converter_;
+  std::set<std::string> bound_symbols_;  ///< Bucketed symbols some graph input has.
 };
 
 }  // namespace

@@ -16,6 +16,13 @@
 
 namespace aotc::frontend {
 
+/// A symbolic dimension compiled at one bucket size (`--buckets SYMBOL=...`, docs/buckets.md).
+struct SymbolBucket {
+  std::string symbol;  ///< The dim_param of graph input dims.
+  int64_t size = 1;    ///< The bucket size the dims become.
+  int64_t min = 1;     ///< The smallest actual size this bucket serves (the next smaller bucket + 1).
+};
+
 struct ImportOptions {
   /// Binds the whole shape of a graph input (`--shape NAME=1x3x224x224`); checked against the
   /// model's static dims.
@@ -27,6 +34,10 @@ struct ImportOptions {
   /// SequenceProto or OptionalProto from there (frontend/static_values.h); a tensor input whose
   /// file could not be decoded (absent from const_inputs) reports the reader's error.
   std::map<std::string, std::string> const_input_files;
+  /// Binds symbolic dims to bucket sizes: every graph input dim named by one becomes its size,
+  /// padded beyond the actual size (TensorType::padding, filled with 0 by the package), and the
+  /// graph gets a length input per symbol that holds the actual size at run time.
+  std::vector<SymbolBucket> buckets;
 };
 
 /// Reads and imports the model at `path`.

@@ -59,6 +59,31 @@ Value* Graph::add_input(const std::string& name, TensorType type) {
   return v;
 }
 
+Value* Graph::add_length_input(const std::string& name, const std::string& symbol, int64_t min,
+                               int64_t max) {
+  Value* v = add_input(name, TensorType{DType::kInt64, {}});
+  length_inputs_.push_back(LengthInput{symbol, v, min, max});
+  return v;
+}
+
+const LengthInput* Graph::find_length_input(std::string_view symbol) const {
+  for (const LengthInput& l : length_inputs_)
+    if (l.symbol == symbol) return &l;
+  return nullptr;
+}
+
+bool Graph::is_length_input(const Value* v) const {
+  for (const LengthInput& l : length_inputs_)
+    if (l.value == v) return true;
+  return false;
+}
+
+void Graph::share_constant_data(Value* v, std::shared_ptr<const TensorData> data) {
+  AOTC_INTERNAL_ASSERT(v->constant_ && data && *v->constant_ == *data,
+                       "share_constant_data: '{}' holds other data", v->name_);
+  v->constant_ = std::move(data);
+}
+
 Value* Graph::add_constant(const std::string& name, TensorData data) {
   Value* v = new_value(name);
   v->type_ = data.type();
@@ -293,10 +318,12 @@ Status Graph::verify() const {
     auto types = infer_types(*n);
     if (!types) return types.status();
     for (int i = 0; i < n->num_outputs(); ++i) {
-      // Inference knows nothing of layouts (a placement fact of the layout pass).
+      // Inference knows nothing of layouts (a placement fact of the layout pass) nor of padding
+      // (a content fact of mask-padding).
       TensorType stored = n->outputs_[i]->type_;
       stored.layout = Layout::kRowMajor;
       stored.channel_block = 0;
+      stored.padding.clear();
       if ((*types)[i] != stored)
         return internal_error("verify: {} output '{}' is stored as {} but infers as {}", n->describe(),
                               n->outputs_[i]->name_, n->outputs_[i]->type_.to_string(),
@@ -305,6 +332,34 @@ Status Graph::verify() const {
   }
   for (Value* o : outputs_)
     if (!defined.count(o)) return internal_error("verify: graph output '{}' is not defined", o->name_);
+  return verify_padding();
+}
+
+// Padding facts must describe the value's own axes: one fact per axis, each naming a length
+// input whose bucket size plus the offset is the axis' extent.
+Status Graph::verify_padding() const {
+  std::unordered_set<std::string> symbols;
+  for (const LengthInput& l : length_inputs_) {
+    if (!l.value || !l.value->is_input_ || l.value->type_ != TensorType{DType::kInt64, {}})
+      return internal_error("verify: the length input of '{}' is not an i64[] graph input", l.symbol);
+    if (l.min < 1 || l.min > l.max)
+      return internal_error("verify: the length of '{}' ranges over {}..{}", l.symbol, l.min, l.max);
+    if (!symbols.insert(l.symbol).second)
+      return internal_error("verify: two length inputs for '{}'", l.symbol);
+  }
+  for (auto& v : values_) {
+    const Padding& padding = v->type_.padding;
+    for (size_t i = 0; i < padding.size(); ++i) {
+      const PaddedAxis& p = padding[i];
+      const LengthInput* length = find_length_input(p.symbol);
+      bool axis_ok = p.axis >= 0 && p.axis < v->rank() && (i == 0 || padding[i - 1].axis < p.axis);
+      if (!axis_ok || !length || !v->type_.shape[p.axis].is_static() ||
+          v->type_.shape[p.axis].value != p.offset + length->max)
+        return internal_error("verify: '{}' of type {} has padding facts that do not fit its shape "
+                              "or its graph's length inputs",
+                              v->name_, v->type_.to_string());
+    }
+  }
   return Status::ok();
 }
 

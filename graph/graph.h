@@ -44,6 +44,8 @@ class Value {
   bool is_constant() const { return constant_ != nullptr; }
   /// The constant's data, or nullptr when the value is not a constant.
   const TensorData* constant_data() const { return constant_.get(); }
+  /// The same, shared: graphs compiled from one model (the buckets of a package) hold one copy.
+  const std::shared_ptr<const TensorData>& shared_constant_data() const { return constant_; }
   bool is_graph_input() const { return is_input_; }
 
  private:
@@ -92,6 +94,16 @@ class Node {
   bool dead_ = false;
 };
 
+/// A graph input that holds, at run time, the actual size of a bucketed symbol (an i64 scalar):
+/// the graph is compiled at a bucket size and run for every size in [min, max]. Masks compare
+/// positions against it (docs/buckets.md).
+struct LengthInput {
+  std::string symbol;
+  Value* value = nullptr;
+  int64_t min = 1;  ///< The smallest actual size: one more than the next smaller bucket.
+  int64_t max = 1;  ///< The bucket size this graph is compiled at.
+};
+
 class Graph {
  public:
   Graph() = default;
@@ -103,6 +115,14 @@ class Graph {
   void set_name(std::string n) { name_ = std::move(n); }
 
   Value* add_input(const std::string& name, TensorType type);
+  /// Adds an i64[] graph input holding the actual size of `symbol` (see LengthInput).
+  Value* add_length_input(const std::string& name, const std::string& symbol, int64_t min,
+                          int64_t max);
+  /// The length inputs, in the order they were added (also listed in inputs()).
+  const std::vector<LengthInput>& length_inputs() const { return length_inputs_; }
+  /// The length input of `symbol`, or nullptr.
+  const LengthInput* find_length_input(std::string_view symbol) const;
+  bool is_length_input(const Value* v) const;
   Value* add_constant(const std::string& name, TensorData data);
   /// Appends a node; output Values are created with the given names and types (types may be
   /// filled in later by shape inference). Names are made unique when they collide.
@@ -131,6 +151,9 @@ class Graph {
   /// Turns a value into a constant; its producer (if any) loses this output and is removed when
   /// nothing else of it is used. Returns the new constant Value.
   Value* make_constant(Value* v, TensorData data);
+  /// Makes constant `v` hold `data`, which must equal its own data: graphs compiled from one
+  /// model share their weights instead of each holding a copy.
+  void share_constant_data(Value* v, std::shared_ptr<const TensorData> data);
   /// Drops constants that have no uses and are not graph outputs (graph inputs always stay).
   void remove_unused_constants();
   /// Renames a value; `name` must not be taken by another value.
@@ -154,6 +177,7 @@ class Graph {
 
  private:
   Value* new_value(const std::string& name);
+  Status verify_padding() const;
   void compact_nodes();
 
   std::string name_;
@@ -162,6 +186,7 @@ class Graph {
   std::unordered_map<std::string, Value*> value_by_name_;
   std::unordered_map<std::string, int> node_names_;
   std::vector<Value*> inputs_;
+  std::vector<LengthInput> length_inputs_;
   std::vector<Value*> outputs_;
   int dead_nodes_ = 0;
 };

@@ -3,10 +3,12 @@
 // shape inference, and the written result types must agree with what inference computes, so a
 // golden test cannot state a type the compiler would not produce. Errors carry line:column.
 // Format: docs/ir-text.md.
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 #include "graph/ir_text.h"
@@ -118,6 +120,7 @@ class Parser {
 
   // ---- Types and literals ----
   Expected<TensorType> parse_type();
+  Expected<Padding> parse_padding(const TensorType& t);
   Expected<TensorData> parse_tensor_literal(const TensorType& type, size_t type_pos);
   Status store_element(TensorData& data, int64_t i, const NumberToken& tok);
   Expected<AttrValue> parse_attr_value(const AttrSpec* spec);
@@ -324,7 +327,49 @@ Expected<TensorType> Parser::parse_type() {
     t.distribution.axis = std::atoi(axis.text.c_str());
     t.distribution.num_tiles = std::atoi(tiles.text.c_str());
   }
+  if (text_.substr(pos_, 4) == "pad(") {
+    AOTC_ASSIGN_OR_RETURN(t.padding, parse_padding(t));
+  }
   return t;
+}
+
+// pad(AXIS:SYMBOL[+OFFSET][=FILL], ...), as padding_to_string writes it.
+Expected<Padding> Parser::parse_padding(const TensorType& t) {
+  const size_t at = pos_;
+  pos_ += 4;
+  Padding padding;
+  do {
+    skip();
+    AOTC_ASSIGN_OR_RETURN(NumberToken axis, parse_number());
+    if (axis.is_float || axis.text[0] == '-' || std::atoll(axis.text.c_str()) >= t.rank())
+      return error_at(axis.pos, fmt::format("a padded axis of {} must be an integer in [0, {})",
+                                            print_type(t), t.rank()));
+    PaddedAxis p;
+    p.axis = std::atoi(axis.text.c_str());
+    if (!padding.empty() && padding.back().axis >= p.axis)
+      return error_at(axis.pos, "padded axes are listed once each, in increasing order");
+    AOTC_RETURN_IF_ERROR(expect(':', "after the padded axis"));
+    if (peek() == '"') {
+      AOTC_ASSIGN_OR_RETURN(p.symbol, parse_string());
+    } else {
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+        p.symbol += text_[pos_++];
+    }
+    if (p.symbol.empty()) return error_at(pos_, "expected the symbol of the padded axis");
+    if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) {
+      AOTC_ASSIGN_OR_RETURN(NumberToken offset, parse_number());
+      if (offset.is_float) return error_at(offset.pos, "the offset of a padded axis is an integer");
+      p.offset = std::atoll(offset.text.c_str());
+    }
+    if (consume('=')) {
+      AOTC_ASSIGN_OR_RETURN(NumberToken fill, parse_number());
+      p.fill = std::strtod(fill.text.c_str(), nullptr);
+    }
+    padding.push_back(std::move(p));
+  } while (consume(','));
+  AOTC_RETURN_IF_ERROR(expect(')', "to close the padding facts"));
+  if (padding.empty()) return error_at(at, "empty padding facts");
+  return padding;
 }
 
 Status Parser::store_element(TensorData& data, int64_t i, const NumberToken& tok) {
@@ -623,8 +668,44 @@ Expected<std::unique_ptr<Graph>> Parser::parse_graph_here() {
       AOTC_ASSIGN_OR_RETURN(std::string in, parse_sigil_name('%', "an input name"));
       AOTC_RETURN_IF_ERROR(define(in, p));
       AOTC_RETURN_IF_ERROR(expect(':', "after the input name"));
+      size_t type_pos = skip();
       AOTC_ASSIGN_OR_RETURN(TensorType t, parse_type());
-      g->add_input(in, std::move(t));
+      if (consume_keyword("length")) {
+        // A length input: length(SYMBOL=MIN..MAX).
+        if (t != TensorType{DType::kInt64, {}})
+          return error_at(type_pos, fmt::format("a length input is i64[], not {}", print_type(t)));
+        AOTC_RETURN_IF_ERROR(expect('(', "after 'length'"));
+        skip();
+        std::string symbol;
+        if (peek() == '"') {
+          AOTC_ASSIGN_OR_RETURN(symbol, parse_string());
+        } else {
+          while (pos_ < text_.size() && is_name_char(text_[pos_]) && text_[pos_] != '.' && text_[pos_] != '-')
+            symbol += text_[pos_++];
+        }
+        if (symbol.empty()) return error_at(pos_, "expected the symbol of the length input");
+        if (g->find_length_input(symbol))
+          return error_at(p, fmt::format("a second length input for '{}'", symbol));
+        AOTC_RETURN_IF_ERROR(expect('=', "after the length's symbol"));
+        // MIN..MAX: digits only (parse_number would read "1." as a float).
+        const size_t range_pos = skip();
+        auto digits = [&]() -> std::optional<int64_t> {
+          const size_t d = pos_;
+          while (pos_ < text_.size() && is_digit(text_[pos_]) && pos_ - d < 18) ++pos_;
+          if (pos_ == d) return std::nullopt;
+          return std::atoll(std::string(text_.substr(d, pos_ - d)).c_str());
+        };
+        std::optional<int64_t> min = digits();
+        const bool dots = text_.substr(pos_, 2) == "..";
+        if (dots) pos_ += 2;
+        std::optional<int64_t> max = dots ? digits() : std::nullopt;
+        if (!min || !max || *min < 1 || *min > *max)
+          return error_at(range_pos, "a length ranges over integers MIN..MAX with 1 <= MIN <= MAX");
+        AOTC_RETURN_IF_ERROR(expect(')', "to close 'length('"));
+        g->add_length_input(in, symbol, *min, *max);
+      } else {
+        g->add_input(in, std::move(t));
+      }
     } while (consume(','));
     AOTC_RETURN_IF_ERROR(expect(')', "to close the input list"));
   }

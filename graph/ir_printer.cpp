@@ -163,7 +163,7 @@ std::string print_type(const TensorType& type) {
     out += fmt::format("#{}(axis={}, tiles={})", distribution_mode_name(dist.mode), dist.axis,
                        dist.num_tiles);
   }
-  return out;
+  return out + padding_to_string(type.padding);
 }
 
 std::string print_tensor_data(const TensorData& data, int64_t max_elements) {
@@ -183,6 +183,10 @@ std::string print_graph(const Graph& graph, const PrintOptions& options) {
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const Value* v = graph.inputs()[i];
     out += fmt::format("{}{}: {}", i ? ", " : "", print_value_ref(v), print_type(v->type()));
+    for (const LengthInput& l : graph.length_inputs()) {
+      if (l.value == v)
+        out += fmt::format(" length({}={}..{})", print_symbol(l.symbol), l.min, l.max);
+    }
   }
   out += ") -> (";
   for (size_t i = 0; i < graph.outputs().size(); ++i) {

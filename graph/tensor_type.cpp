@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "graph/status.h"
 
 namespace aotc {
@@ -43,10 +45,51 @@ std::string shape_to_string(const Shape& s) {
   return out;
 }
 
+namespace {
+
+std::string padding_symbol_spelling(const std::string& symbol) {
+  bool bare = !symbol.empty();
+  for (char c : symbol)
+    bare = bare && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+  if (bare) return symbol;
+  std::string out = "\"";
+  for (char c : symbol) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string padding_to_string(const Padding& padding) {
+  if (padding.empty()) return "";
+  std::string out = "pad(";
+  for (size_t i = 0; i < padding.size(); ++i) {
+    const PaddedAxis& p = padding[i];
+    if (i) out += ", ";
+    out += fmt::format("{}:{}", p.axis, padding_symbol_spelling(p.symbol));
+    if (p.offset != 0) out += fmt::format("{:+}", p.offset);
+    if (p.fill) {
+      double f = *p.fill;
+      std::string text = std::isnan(f)   ? "nan"
+                         : std::isinf(f) ? (f < 0 ? "-inf" : "inf")
+                                         : fmt::format("{}", f);
+      if (text.find_first_of(".en") == std::string::npos) text += ".0";
+      out += "=" + text;
+    }
+  }
+  return out + ")";
+}
+
 std::string TensorType::to_string() const {
   std::string out = fmt::format("{}[{}]", dtype_name(dtype), shape_to_string(shape));
   if (layout == Layout::kNCHWc) out += fmt::format("{{NCHW{}c}}", channel_block);
-  return out;
+  return out + padding_to_string(padding);
 }
 
 }  // namespace aotc

@@ -54,17 +54,41 @@ struct Distribution {
   bool operator==(const Distribution&) const = default;
 };
 
+/// Padding along one axis of a value computed at a bucket size (docs/buckets.md): the elements
+/// at positions >= offset + length(symbol) along `axis` are padding, where length(symbol) is the
+/// actual size of the bucketed symbol at run time (at most the bucket size). Padding elements
+/// hold whatever the computation left there, unless `fill` says they all hold one value.
+/// The mask-padding pass fills these facts in.
+struct PaddedAxis {
+  int axis = 0;
+  std::string symbol;
+  int64_t offset = 0;
+  std::optional<double> fill;
+  bool operator==(const PaddedAxis&) const = default;
+};
+
+/// The padded axes of a value, by increasing axis, at most one fact per axis (empty: none).
+using Padding = std::vector<PaddedAxis>;
+
 struct TensorType {
   DType dtype = DType::kFloat32;
   Shape shape;
   Layout layout = Layout::kRowMajor;
   int channel_block = 0;  ///< c of kNCHWc; 0 for row-major.
   Distribution distribution;
+  /// Which elements are padding (bucketed compiles only; a content fact, like layout a
+  /// placement fact, that shape inference does not compute).
+  Padding padding;
 
   int rank() const { return static_cast<int>(shape.size()); }
   bool operator==(const TensorType&) const = default;
-  /// "f32[1x3x224x224]", "f32[1x32x112x112]{NCHW8c}" when blocked.
+  /// "f32[1x3x224x224]", "f32[1x32x112x112]{NCHW8c}" when blocked, "f32[2x16]pad(1:seq)"
+  /// when padded.
   std::string to_string() const;
 };
+
+/// "pad(1:seq, 3:seq+24=0.0)" ("" for no padding): the IR text's spelling of padding facts
+/// (docs/ir-text.md). Symbols of other characters than [A-Za-z0-9_] are quoted.
+std::string padding_to_string(const Padding& padding);
 
 }  // namespace aotc

@@ -55,6 +55,10 @@ class BertConfig:
     gelu: str
     eps: float = 1e-12
     weight_seed: int = 1
+    # When set, the sequence axis of the inputs and of last_hidden_state is this symbolic dim
+    # (dim_param) instead of `seq`: the model then runs at any length up to max_positions, as
+    # exporters write it with dynamic axes (aotc compile --buckets compiles it at a few sizes).
+    seq_symbol: str = ""
 
 
 CONFIGS = {
@@ -65,6 +69,10 @@ CONFIGS = {
     "full": BertConfig(vocab=30522, hidden=768, layers=12, heads=12, intermediate=3072,
                        max_positions=512, type_vocab=2, labels=2, batch=1, seq=128,
                        layernorm="fused", gelu="erf"),
+    # The test widths with a dynamic sequence axis of up to 512 tokens (the bucketing tests).
+    "dynamic": BertConfig(vocab=512, hidden=128, layers=2, heads=4, intermediate=512, max_positions=512,
+                          type_vocab=2, labels=3, batch=2, seq=32, layernorm="mixed", gelu="mixed",
+                          seq_symbol="seq"),
 }
 
 
@@ -156,7 +164,7 @@ def build(cfg):
         if getattr(cfg, field) not in allowed:
             raise SystemExit(f"bert: --{field} must be one of {', '.join(allowed)}")
     b = GraphBuilder("bert", seed=cfg.weight_seed, opset=opset(cfg))
-    B, S, H = cfg.batch, cfg.seq, cfg.hidden
+    B, S, H = cfg.batch, cfg.seq_symbol or cfg.seq, cfg.hidden
     input_ids = b.input("input_ids", TensorProto.INT64, [B, S])
     attention_mask = b.input("attention_mask", TensorProto.INT64, [B, S])
     token_type_ids = b.input("token_type_ids", TensorProto.INT64, [B, S])

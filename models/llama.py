@@ -54,6 +54,12 @@ class LlamaConfig:
     rope_theta: float = 10000.0
     eps: float = 1e-5
     weight_seed: int = 2
+    # 0: a prefill graph without a cache (no past_key_values inputs; present.* are the new keys
+    # and values), as exporters write the first step.
+    cache: int = 1
+    # When set, the sequence axis of the inputs and outputs is this symbolic dim (dim_param):
+    # the model runs at any length up to max_positions (aotc compile --buckets).
+    seq_symbol: str = ""
 
     @property
     def head_dim(self):
@@ -69,6 +75,11 @@ CONFIGS = {
     "full": LlamaConfig(vocab=32000, hidden=2048, layers=2, heads=32, kv_heads=4, intermediate=5632,
                         max_positions=2048, batch=1, seq=1, past=127, mask="trilu",
                         repeat_kv="expand", rmsnorm="reciprocal"),
+    # The test widths as a prefill step of up to 512 tokens with a dynamic sequence axis (the
+    # bucketing tests).
+    "prefill": LlamaConfig(vocab=256, hidden=128, layers=2, heads=8, kv_heads=2, intermediate=352,
+                           max_positions=512, batch=2, seq=16, past=0, mask="trilu",
+                           repeat_kv="expand", rmsnorm="reciprocal", cache=0, seq_symbol="seq"),
 }
 
 # The second test model: the same stack as older exports write it.
@@ -110,8 +121,13 @@ def dim(b, x, axis):
     return b.op("Unsqueeze", b.op("Gather", b.op("Shape", x), b.i64(axis), axis=0), b.i64([0]))
 
 
+def past_length(b, past_key):
+    """The cached length: read from the cache's shape, or 0 in a prefill graph without one."""
+    return b.i64([0]) if past_key is None else dim(b, past_key, 2)
+
+
 def causal_mask_trilu(b, input_ids, attention_mask, past_key, cfg):
-    seq, past = dim(b, input_ids, 1), dim(b, past_key, 2)
+    seq, past = dim(b, input_ids, 1), past_length(b, past_key)
     total = b.op("Add", seq, past)
     full = b.op("ConstantOfShape", b.op("Concat", seq, total, axis=0),
                 value=fill_value(FLOAT_MIN))
@@ -123,7 +139,7 @@ def causal_mask_trilu(b, input_ids, attention_mask, past_key, cfg):
 
 
 def causal_mask_range(b, input_ids, attention_mask, past_key, cfg):
-    seq, past = dim(b, input_ids, 1), dim(b, past_key, 2)
+    seq, past = dim(b, input_ids, 1), past_length(b, past_key)
     # _make_causal_mask: mask.masked_fill_(arange < (arange + 1).view(-1, 1), 0), zeros for the past.
     square = b.op("ConstantOfShape", b.op("Concat", seq, seq, axis=0), value=fill_value(FLOAT_MIN))
     cond = b.op("Range", b.i64(0), b.op("Squeeze", seq, b.i64([0])), b.i64(1))
@@ -168,8 +184,8 @@ def attention(b, x, mask, cos, sin, past_key, past_value, cfg):
     q = apply_rotary(b, project(cfg.heads, "q_proj", QK_GAIN), cos, sin, cfg)
     k = apply_rotary(b, project(cfg.kv_heads, "k_proj", QK_GAIN), cos, sin, cfg)
     v = project(cfg.kv_heads, "v_proj")
-    present_key = b.op("Concat", past_key, k, axis=2)
-    present_value = b.op("Concat", past_value, v, axis=2)
+    present_key = k if past_key is None else b.op("Concat", past_key, k, axis=2)
+    present_value = v if past_value is None else b.op("Concat", past_value, v, axis=2)
     keys, values = repeat_kv(b, present_key, cfg), repeat_kv(b, present_value, cfg)
     scores = b.op("MatMul", q, b.op("Transpose", keys, perm=[0, 1, 3, 2]))
     scores = b.op("Add", b.op("Mul", scores, b.f32(1.0 / math.sqrt(D))), mask)
@@ -202,12 +218,19 @@ def build(cfg):
     if cfg.past + cfg.seq > cfg.max_positions:
         raise SystemExit("llama: past + seq exceeds max_positions")
     b = GraphBuilder("llama", seed=cfg.weight_seed, opset=23 if cfg.rmsnorm == "op" else 18)
-    B, S, P, KV, D = cfg.batch, cfg.seq, cfg.past, cfg.kv_heads, cfg.head_dim
+    if not cfg.cache and cfg.past:
+        raise SystemExit("llama: a graph without a cache (--cache 0) has no past")
+    B, P, KV, D = cfg.batch, cfg.past, cfg.kv_heads, cfg.head_dim
+    S = cfg.seq_symbol or cfg.seq
+    T = S if P == 0 else (f"{P} + {S}" if cfg.seq_symbol else P + S)  # the keys: past and new
     input_ids = b.input("input_ids", TensorProto.INT64, [B, S])
-    attention_mask = b.input("attention_mask", TensorProto.INT64, [B, P + S])
+    attention_mask = b.input("attention_mask", TensorProto.INT64, [B, T])
     position_ids = b.input("position_ids", TensorProto.INT64, [B, S])
     past = []
     for i in range(cfg.layers):
+        if not cfg.cache:
+            past.append((None, None))
+            continue
         past.append((b.input(f"past_key_values.{i}.key", TensorProto.FLOAT, [B, KV, P, D]),
                      b.input(f"past_key_values.{i}.value", TensorProto.FLOAT, [B, KV, P, D])))
 
@@ -235,8 +258,8 @@ def build(cfg):
 
     b.output(logits, "logits", TensorProto.FLOAT, [B, S, cfg.vocab])
     for i, (pk, pv) in enumerate(presents):
-        b.output(pk, f"present.{i}.key", TensorProto.FLOAT, [B, KV, P + S, D])
-        b.output(pv, f"present.{i}.value", TensorProto.FLOAT, [B, KV, P + S, D])
+        b.output(pk, f"present.{i}.key", TensorProto.FLOAT, [B, KV, T, D])
+        b.output(pv, f"present.{i}.value", TensorProto.FLOAT, [B, KV, T, D])
     return b.model(f"Llama-style decoder: {cfg}")
 
 
@@ -250,7 +273,7 @@ def sample_inputs(cfg, rng):
     positions = np.maximum(np.cumsum(attention_mask, axis=1) - 1, 0)[:, P:]
     inputs = {"input_ids": rng.integers(0, cfg.vocab, (B, S), dtype=np.int64),
               "attention_mask": attention_mask, "position_ids": positions.astype(np.int64)}
-    for i in range(cfg.layers):
+    for i in range(cfg.layers if cfg.cache else 0):
         for kind in ("key", "value"):
             std = QK_GAIN if kind == "key" else 1.0  # as k_proj would have produced them
             inputs[f"past_key_values.{i}.{kind}"] = rng.normal(

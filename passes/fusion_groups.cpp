@@ -99,6 +99,17 @@ std::vector<std::vector<Node*>> find_fusion_groups(const Graph& graph, FusionKin
   return groups;
 }
 
+namespace {
+
+// A body describes a kernel's arithmetic: padding facts (of a bucketed graph, whose length
+// inputs the body does not have) stay on the outer values.
+TensorType without_padding(TensorType t) {
+  t.padding.clear();
+  return t;
+}
+
+}  // namespace
+
 void fuse_group(Graph& graph, const std::vector<Node*>& group, PassStatistics& stats) {
   Node* root = group.back();
   std::unordered_set<const Node*> members(group.begin(), group.end());
@@ -110,7 +121,7 @@ void fuse_group(Graph& graph, const std::vector<Node*>& group, PassStatistics& s
   for (const Node* m : group) {
     for (Value* v : m->inputs()) {
       if (!v || inner.count(v) || (v->producer() && members.count(v->producer()))) continue;
-      inner[v] = body->add_input(v->name(), v->type());
+      inner[v] = body->add_input(v->name(), without_padding(v->type()));
       operands.push_back(v);
     }
   }
@@ -119,7 +130,7 @@ void fuse_group(Graph& graph, const std::vector<Node*>& group, PassStatistics& s
     std::vector<Value*> ins;
     for (const Value* v : m->inputs()) ins.push_back(v ? inner.at(v) : nullptr);
     Node* copy = body->add_node(m->op(), m->name(), ins, {m->output(0)->name()}, m->attrs());
-    copy->output(0)->set_type(m->output(0)->type());
+    copy->output(0)->set_type(without_padding(m->output(0)->type()));
     inner[m->output(0)] = copy->output(0);
     if (m != root)
       saved += value_bytes(*m->output(0)).has_value() ? *value_bytes(*m->output(0)) : 0;

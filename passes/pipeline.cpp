@@ -29,6 +29,7 @@ const PipelineStep kPipeline[] = {
     {"fuse-layer-norm",          "likewise; after fuse-softmax, which shares none of its nodes"},
     {"fuse-rms-norm",            "after fuse-layer-norm: a layer norm is an RMS norm of x - mean(x) and would be cut in two"},
     {"fuse-gelu",                "before fuse-epilogues, so the one Gelu rides on the MatMul store instead of a loop of its own"},
+    {"mask-padding",             "bucketed compiles: after the pattern fusions, whose single ops (Softmax, LayerNorm) have padding rules; before the generic fusion, which puts its masks on the stores and into the loops of the kernels around them"},
     {"fuse-epilogues",           "after folding, so BatchNorms are already inside the Conv weights; before fuse-elementwise, so bias and activations ride on the Conv/MatMul store"},
     {"fuse-elementwise",         "last: what is left of elementwise chains runs as one loop each; the kernels are final from here on"},
 };
@@ -112,7 +113,8 @@ Status run_pipeline(Graph& graph, const PipelineOptions& options) {
       }
     }
     if (wants_print(options, pass)) {
-      out << fmt::format("// ----- IR after {} (step {} of {}): {} -----\n", pass, i + 1, num_steps,
+      out << fmt::format("// ----- IR after {} (step {} of {}){}: {} -----\n", pass, i + 1, num_steps,
+                         options.label.empty() ? "" : " [" + options.label + "]",
                          result->stats.to_string())
           << print_graph(graph) << std::flush;
     }
@@ -120,12 +122,17 @@ Status run_pipeline(Graph& graph, const PipelineOptions& options) {
   };
   AOTC_RETURN_IF_ERROR(optimize_region_bodies(graph, options));
   int step = 0;
+  auto before = [&](std::string_view pass) {
+    return options.before_pass ? options.before_pass(graph, pass) : Status::ok();
+  };
   for (const PipelineStep& s : kPipeline) {
+    AOTC_RETURN_IF_ERROR(before(s.pass));
     Expected<PassResult> result = run_named_pass(graph, s.pass);
     AOTC_RETURN_IF_ERROR(finish_step(s.pass, step++, result));
   }
   if (!options.target) return Status::ok();
   for (const TargetStep& s : kTargetPipeline) {
+    AOTC_RETURN_IF_ERROR(before(s.pass));
     PassResult r;
     Expected<PassResult> result = PassResult{};
     Expected<bool> changed = s.run(graph, options, r.stats);

@@ -1,7 +1,9 @@
 #pragma once
 /// The pass pipeline: one readable list of passes in pipeline.cpp, each with a one-line reason.
 #include <ostream>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/graph.h"
@@ -22,6 +24,13 @@ struct PipelineOptions {
   const TargetFacts* target = nullptr;
   /// Let the layout pass block images in the target's NCHWc layout (--plain-layout clears it).
   bool blocked_layouts = true;
+  /// Which of several compiles of one model this is, for the printed IR's headers (a bucketed
+  /// package's sizes, e.g. "seq=16"); empty for a single compile.
+  std::string label;
+  /// Called before each step with the graph and the step's pass name (the bucketing driver looks
+  /// at the constants before mask-padding and shares their storage between its graphs); an
+  /// error stops the pipeline.
+  std::function<Status(Graph&, std::string_view pass)> before_pass;
 };
 
 /// Runs the target-independent pipeline (canonicalize, fold, remove dead code, ...), then, with

@@ -224,64 +224,59 @@ uint64_t fnv1a64(const uint8_t* bytes, size_t n) {
 
 }  // namespace
 
-Expected<WeightsPlan> plan_weights(const Graph& graph, int64_t alignment,
-                                   const WeightImages& images) {
-  WeightsPlan plan;
-  // Stored bytes by content hash, to share identical tensors (repeated biases, scales, shapes).
-  // A constant's stored bytes are its image when it has one: a packed and a plain constant with
-  // the same data are different bytes in the blob.
-  struct Stored {
-    const Value* value;
-    bool packed;
-  };
-  std::unordered_map<uint64_t, std::vector<Stored>> by_hash;
-  auto place = [&](const Value* v) -> Status {
-    if (!v || !v->is_constant() || plan.offsets.count(v)) return Status::ok();
-    const TensorData& data = *v->constant_data();
-    auto image = images.find(v);
-    const bool packed = image != images.end();
-    const int64_t bytes = packed ? static_cast<int64_t>(image->second.size())
-                                 : static_cast<int64_t>(data.num_bytes());
-    if (bytes == 0) {
-      plan.offsets[v] = 0;
+Status WeightsBlobBuilder::place(const Value* v, const WeightImages& images) {
+  if (!v || !v->is_constant() || plan_.offsets.count(v)) return Status::ok();
+  const TensorData& data = *v->constant_data();
+  auto image = images.find(v);
+  const uint8_t* bytes = image != images.end() ? image->second.data() : data.bytes();
+  const int64_t size = image != images.end() ? static_cast<int64_t>(image->second.size())
+                                             : static_cast<int64_t>(data.num_bytes());
+  if (size == 0) {
+    plan_.offsets[v] = 0;
+    return Status::ok();
+  }
+  const uint64_t h = fnv1a64(bytes, static_cast<size_t>(size));
+  for (const auto& [offset, stored_size] : stored_[h]) {
+    if (stored_size == size && std::memcmp(blob_.data() + offset, bytes, static_cast<size_t>(size)) == 0) {
+      plan_.offsets[v] = offset;
       return Status::ok();
     }
-    uint64_t h = packed ? fnv1a64(image->second.data(), image->second.size()) : data.hash();
-    for (const Stored& other : by_hash[h]) {
-      if (other.packed != packed) continue;
-      bool same = packed ? images.at(other.value) == image->second
-                         : *other.value->constant_data() == data;
-      if (same) {
-        plan.offsets[v] = plan.offsets.at(other.value);
-        return Status::ok();
-      }
-    }
-    int64_t offset = align_up(plan.total_bytes, alignment);
-    if (offset > std::numeric_limits<int64_t>::max() / 2 - bytes) {
-      return Status::error(ErrorKind::kResourceLimit, "the weights are too large to address");
-    }
-    plan.offsets[v] = offset;
-    plan.total_bytes = offset + bytes;
-    by_hash[h].push_back({v, packed});
-    ++plan.num_constants;
-    return Status::ok();
-  };
-  // The constants of region bodies too: their kernels read them from the same weights. A body's
-  // constant results are copied from there as well.
-  Status status = Status::ok();
-  std::function<void(const Graph&)> place_graph = [&](const Graph& g) {
-    for (const Node* n : g.nodes()) {
-      for (const Value* v : n->inputs())
-        if (status.is_ok()) status = place(v);
-      for (const Graph* body : region_bodies(*n)) place_graph(*body);
-    }
-    for (const Value* v : g.outputs())
-      if (status.is_ok()) status = place(v);
-  };
-  place_graph(graph);
-  AOTC_RETURN_IF_ERROR(status);
-  plan.total_bytes = align_up(plan.total_bytes, alignment);
-  return plan;
+  }
+  const int64_t offset = align_up(plan_.total_bytes, alignment_);
+  if (offset > std::numeric_limits<int64_t>::max() / 2 - size)
+    return Status::error(ErrorKind::kResourceLimit, "the weights are too large to address");
+  blob_.resize(static_cast<size_t>(offset + size), 0);
+  std::memcpy(blob_.data() + offset, bytes, static_cast<size_t>(size));
+  plan_.offsets[v] = offset;
+  plan_.total_bytes = offset + size;
+  stored_[h].emplace_back(offset, size);
+  ++plan_.num_constants;
+  return Status::ok();
+}
+
+Status WeightsBlobBuilder::add(const Graph& graph, const WeightImages& images) {
+  // The constants of region bodies too: their kernels read them from the same weights, and a
+  // body's constant results are copied from there.
+  for (const Node* n : graph.nodes()) {
+    for (const Value* v : n->inputs()) AOTC_RETURN_IF_ERROR(place(v, images));
+    for (const Graph* body : region_bodies(*n)) AOTC_RETURN_IF_ERROR(add(*body, images));
+  }
+  for (const Value* v : graph.outputs()) AOTC_RETURN_IF_ERROR(place(v, images));
+  return Status::ok();
+}
+
+std::vector<uint8_t> WeightsBlobBuilder::take_blob() {
+  plan_.total_bytes = align_up(plan_.total_bytes, alignment_);
+  blob_.resize(static_cast<size_t>(plan_.total_bytes), 0);
+  return std::move(blob_);
+}
+
+Expected<WeightsPlan> plan_weights(const Graph& graph, int64_t alignment,
+                                   const WeightImages& images) {
+  WeightsBlobBuilder builder(alignment);
+  AOTC_RETURN_IF_ERROR(builder.add(graph, images));
+  builder.take_blob();
+  return builder.plan();
 }
 
 std::vector<uint8_t> build_weights_blob(const Graph& graph, const WeightsPlan& plan,

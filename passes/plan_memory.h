@@ -101,9 +101,32 @@ struct WeightsPlan {
 /// the bytes the weights blob holds for each such constant instead of its data.
 using WeightImages = std::unordered_map<const Value*, std::vector<uint8_t>>;
 
-/// Lays out the weights in first-use order (node order, then graph outputs), so the blob is the
-/// same for every compilation of the same graph. Constants in `images` take the size of their
-/// image and share storage only with constants of the same image.
+/// Builds the weights blob of one or more graphs (the bucket schedules of a package share one,
+/// docs/buckets.md): the constants each graph's kernels read or its outputs return, in first-use
+/// order (node order, then graph outputs), so the blob is the same for every compilation of the
+/// same model; each at an aligned offset. A constant in `images` is stored as its image (the
+/// pre-packed layout its kernel reads). Identical bytes are stored once, whichever graph or
+/// constant they come from.
+class WeightsBlobBuilder {
+ public:
+  explicit WeightsBlobBuilder(int64_t alignment) : alignment_(alignment) {}
+  /// Places the constants of `graph`; plan() then has an offset for each of them.
+  Status add(const Graph& graph, const WeightImages& images = {});
+  const WeightsPlan& plan() const { return plan_; }
+  /// The blob, its size a multiple of the alignment (zero padding between constants).
+  std::vector<uint8_t> take_blob();
+
+ private:
+  Status place(const Value* v, const WeightImages& images);
+
+  int64_t alignment_;
+  WeightsPlan plan_;
+  std::vector<uint8_t> blob_;
+  /// Offsets of the stored byte runs by content hash and size.
+  std::unordered_map<uint64_t, std::vector<std::pair<int64_t, int64_t>>> stored_;
+};
+
+/// The weights plan of one graph (WeightsBlobBuilder with that graph alone).
 Expected<WeightsPlan> plan_weights(const Graph& graph, int64_t alignment,
                                    const WeightImages& images = {});
 /// Writes the weights blob for a plan (zero padding between constants).

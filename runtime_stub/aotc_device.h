@@ -49,6 +49,19 @@ typedef struct aotc_device_launch {
   int num_args;
 } aotc_device_launch;
 
+/* The launches of one run. A package of one static size has one schedule; a bucketed package
+ * (aotc compile --buckets) one per bucket, all sharing the kernels and the three buffers (sized
+ * for the largest). */
+typedef struct aotc_device_schedule {
+  int num_launches;
+  const aotc_device_launch* launches;
+  const aotc_device_span* args;
+  int num_inputs; /* where run() copies each graph input (always in AOTC_DEVICE_IO) */
+  const aotc_device_span* inputs;
+  int num_outputs; /* where run() reads each graph output from (any buffer) */
+  const aotc_device_span* outputs;
+} aotc_device_schedule;
+
 typedef struct aotc_device_module {
   const char* name;        /* the package name */
   const char* source_file; /* the kernel source's file in the package, e.g. "src/<name>.cl" */
@@ -58,13 +71,8 @@ typedef struct aotc_device_module {
   int needs_fp64;          /* the kernels use double precision */
   int num_kernels;
   const aotc_device_kernel* kernels;
-  int num_launches;
-  const aotc_device_launch* launches;
-  const aotc_device_span* args;
-  int num_inputs; /* where run() copies each graph input (always in AOTC_DEVICE_IO) */
-  const aotc_device_span* inputs;
-  int num_outputs; /* where run() reads each graph output from (any buffer) */
-  const aotc_device_span* outputs;
+  int num_schedules;
+  const aotc_device_schedule* schedules;
 } aotc_device_module;
 
 #ifdef __cplusplus

@@ -7,6 +7,7 @@
 #include "aotc_runner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -59,6 +60,7 @@ uint64_t numel_of(const aotc_tensor_desc& d) {
 struct Options {
   std::vector<std::string> inputs;
   std::string output_dir = ".";
+  std::string run_list;
   std::string weights;
   long bench_runs = 0;
   bool print = false;
@@ -91,7 +93,11 @@ class Runner {
   bool load_weights();
   bool load_input(int k, const std::string& path);
   bool generate_input(int k);
-  bool write_outputs();
+  /// Loads the inputs (generates them without files), then sizes and allocates the outputs.
+  bool prepare_run(const std::vector<std::string>& files);
+  aotc_status run_model();
+  bool write_outputs(const std::string& output_dir);
+  bool run_list(const std::string& path);
   void print_outputs() const;
   bool bench(long runs);
   void print_profile() const;
@@ -107,6 +113,11 @@ class Runner {
   std::vector<AlignedBuffer> inputs_, outputs_;
   std::vector<const void*> input_ptrs_;
   std::vector<void*> output_ptrs_;
+  /// The shapes of this run's inputs and outputs: the model's, or for a bucketed package the
+  /// actual ones, with the symbols' sizes.
+  std::vector<std::vector<int64_t>> input_dims_, output_dims_;
+  std::vector<size_t> output_bytes_;
+  std::vector<int64_t> sizes_;
 };
 
 bool Runner::parse_args(int argc, char** argv) {
@@ -132,7 +143,8 @@ bool Runner::parse_args(int argc, char** argv) {
       value = arg.substr(eq + 1);
       has_value = true;
     }
-    if (flag != "--input" && flag != "--output-dir" && flag != "--weights" && flag != "--bench") {
+    if (flag != "--input" && flag != "--output-dir" && flag != "--weights" && flag != "--bench" &&
+        flag != "--run-list") {
       error("unknown argument '%s' (see --help)", arg.c_str());
       return false;
     }
@@ -149,6 +161,8 @@ bool Runner::parse_args(int argc, char** argv) {
       options_.output_dir = value;
     } else if (flag == "--weights") {
       options_.weights = value;
+    } else if (flag == "--run-list") {
+      options_.run_list = value;
     } else {
       char* end = nullptr;
       errno = 0;
@@ -166,7 +180,7 @@ bool Runner::parse_args(int argc, char** argv) {
 void Runner::print_usage() const {
   std::printf(
       "usage: %s [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N] [--print]\n"
-      "       [--profile]\n\n"
+      "       [--profile] [--run-list FILE]\n\n"
       "Runs the model '%s' once and writes output_<k>.pb (ONNX TensorProto) for each output.\n\n"
       "  --input FILE.pb   an input as an ONNX TensorProto, in graph-input order; give one per\n"
       "                    input or none (then deterministic inputs are generated)\n"
@@ -176,7 +190,9 @@ void Runner::print_usage() const {
       "  --print           print each output's shape, first values and largest element\n"
       "  --profile         print the milliseconds per run of every node, slowest first (the\n"
       "                    package must be compiled with `aotc compile --profile`; use --bench N\n"
-      "                    for steady figures)\n\n",
+      "                    for steady figures)\n"
+      "  --run-list FILE   run once per line of FILE, a line holding \"--input FILE.pb ...\n"
+      "                    --output-dir DIR\" (the model is initialised once for all)\n\n",
       program_.c_str(), model_.name ? model_.name : "model",
       model_.embedded_weights ? "the weights compiled into this program"
       : model_.weights_file   ? model_.weights_file
@@ -190,6 +206,17 @@ void Runner::print_usage() const {
   };
   list("inputs", model_.num_inputs, model_.inputs);
   list("outputs", model_.num_outputs, model_.outputs);
+  if (model_.buckets != nullptr) {
+    const aotc_bucket_table& t = *model_.buckets;
+    std::printf("bucketed: the shapes above are the largest; inputs may be smaller along these axes:\n");
+    for (int k = 0; k < t.num_inputs; ++k)
+      for (int i = 0; i < t.inputs[k].num_padded; ++i) {
+        const aotc_padded_axis& p = t.inputs[k].padded[i];
+        std::printf("  input %d axis %d: %s%s (1 to %lld)\n", k, p.axis, t.symbols[p.symbol],
+                    p.offset ? (" + " + std::to_string(p.offset)).c_str() : "",
+                    static_cast<long long>(t.schedules[t.num_schedules - 1].sizes[p.symbol]));
+      }
+  }
 }
 
 // Catches code-generator bugs here, with a message, instead of as a heap overflow in run().
@@ -287,13 +314,23 @@ bool Runner::load_input(int k, const std::string& path) {
           aotc_onnx_dtype_name(t.data_type), aotc_onnx_dtype_name(d.onnx_dtype));
     return false;
   }
-  if (t.rank != d.rank || !std::equal(t.dims, t.dims + t.rank, d.dims)) {
+  // A bucketed package checks the shapes of all inputs together (prepare_run).
+  if (t.rank != d.rank || (model_.buckets == nullptr && !std::equal(t.dims, t.dims + t.rank, d.dims))) {
     error("input %d '%s' (%s) has shape %s, but the model expects %s", k, name, path.c_str(),
           shape_string(t.rank, t.dims).c_str(), shape_string(d.rank, d.dims).c_str());
     return false;
   }
-  inputs_[k] = allocate_aligned(d.bytes);
-  st = aotc_tensor_proto_decode(&t, inputs_[k].get(), d.bytes);
+  input_dims_[k].assign(t.dims, t.dims + t.rank);
+  uint64_t count = 1;
+  for (int a = 0; a < t.rank; ++a) count *= static_cast<uint64_t>(t.dims[a]);
+  int ok = 0;
+  const size_t size = aotc_onnx_dtype_bytes(d.onnx_dtype, count, &ok);
+  if (!ok) {
+    error("input %d '%s' (%s): shape %s is too large", k, name, path.c_str(), shape_string(t.rank, t.dims).c_str());
+    return false;
+  }
+  inputs_[k] = allocate_aligned(size);
+  st = aotc_tensor_proto_decode(&t, inputs_[k].get(), size);
   if (st != AOTC_OK) {
     error("input %d '%s' (%s): %s", k, name, path.c_str(), t.error);
     return false;
@@ -375,6 +412,7 @@ bool Runner::generate_input(int k) {
     return false;
   }
   inputs_[k] = allocate_aligned(d.bytes);
+  input_dims_[k].assign(d.dims, d.dims + d.rank);
   const uint64_t n = numel_of(d);
   // In memory every element takes whole bytes: one for the 8-, 4- and 2-bit types.
   const size_t width = static_cast<size_t>(std::max(1, aotc_onnx_dtype_bits(t) / 8));
@@ -402,22 +440,22 @@ bool Runner::generate_input(int k) {
   return true;
 }
 
-bool Runner::write_outputs() {
+bool Runner::write_outputs(const std::string& output_dir) {
   std::error_code ec;
-  fs::path dir(options_.output_dir);
+  fs::path dir(output_dir);
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir, ec)) {
-    error("cannot create output folder '%s'%s%s", options_.output_dir.c_str(), ec ? ": " : "",
+    error("cannot create output folder '%s'%s%s", output_dir.c_str(), ec ? ": " : "",
           ec ? ec.message().c_str() : "");
     return false;
   }
   for (int k = 0; k < model_.num_outputs; ++k) {
     const aotc_tensor_desc& d = model_.outputs[k];
-    std::vector<uint8_t> message(
-        aotc_tensor_proto_encoded_size(d.name, d.onnx_dtype, d.rank, d.dims));
+    const int64_t* dims = output_dims_[k].data();
+    std::vector<uint8_t> message(aotc_tensor_proto_encoded_size(d.name, d.onnx_dtype, d.rank, dims));
     size_t written = 0;
     aotc_status st =
-        aotc_tensor_proto_write(d.name, d.onnx_dtype, d.rank, d.dims, outputs_[k].get(), d.bytes,
+        aotc_tensor_proto_write(d.name, d.onnx_dtype, d.rank, dims, outputs_[k].get(), output_bytes_[k],
                                 message.data(), message.size(), &written);
     std::string path = (dir / ("output_" + std::to_string(k) + ".pb")).string();
     if (st != AOTC_OK) {
@@ -490,9 +528,10 @@ void Runner::print_outputs() const {
   constexpr uint64_t kShown = 8;
   for (int k = 0; k < model_.num_outputs; ++k) {
     const aotc_tensor_desc& d = model_.outputs[k];
-    uint64_t n = numel_of(d);
+    uint64_t n = 1;
+    for (int64_t e : output_dims_[k]) n *= static_cast<uint64_t>(e);
     std::printf("output %d '%s' %s%s:", k, d.name ? d.name : "?", aotc_onnx_dtype_name(d.onnx_dtype),
-                shape_string(d.rank, d.dims).c_str());
+                shape_string(d.rank, output_dims_[k].data()).c_str());
     double v = 0, best = 0;
     uint64_t best_at = 0;
     if (n > 0 && !element_value(d.onnx_dtype, outputs_[k].get(), 0, &v)) {
@@ -515,7 +554,7 @@ bool Runner::bench(long runs) {
   ms.reserve(static_cast<size_t>(runs));
   for (long r = 0; r < runs; ++r) {
     double start = aotc_now_ms();
-    aotc_status st = model_.run(context_.get(), input_ptrs_.data(), output_ptrs_.data());
+    aotc_status st = run_model();
     ms.push_back(aotc_now_ms() - start);
     if (st != AOTC_OK) {
       error("benchmark run %ld failed: %s%s", r + 1, aotc_status_string(st), detail().c_str());
@@ -556,6 +595,118 @@ void Runner::print_profile() const {
   std::printf("%10.3f %7s %7s  in all timed nodes\n", total_ns * 1e-6 * per_run, "100.00", "");
 }
 
+bool Runner::prepare_run(const std::vector<std::string>& files) {
+  const size_t n_in = static_cast<size_t>(model_.num_inputs), n_out = static_cast<size_t>(model_.num_outputs);
+  inputs_.clear();
+  inputs_.resize(n_in);
+  input_dims_.assign(n_in, {});
+  for (int k = 0; k < model_.num_inputs; ++k)
+    if (!(files.empty() ? generate_input(k) : load_input(k, files[static_cast<size_t>(k)]))) return false;
+  output_dims_.assign(n_out, {});
+  output_bytes_.assign(n_out, 0);
+  if (model_.buckets != nullptr) {
+    const aotc_bucket_table& t = *model_.buckets;
+    std::vector<int> ranks;
+    std::vector<const int64_t*> shapes;
+    for (const auto& d : input_dims_) {
+      ranks.push_back(static_cast<int>(d.size()));
+      shapes.push_back(d.data());
+    }
+    sizes_.assign(static_cast<size_t>(t.num_symbols), 0);
+    char why[512];
+    if (aotc_buckets_dims_from_shapes(&t, ranks.data(), shapes.data(), sizes_.data(), why, sizeof why) != AOTC_OK) {
+      error("the inputs do not fit the model: %s", why);
+      return false;
+    }
+    for (int k = 0; k < model_.num_outputs; ++k) {
+      output_dims_[static_cast<size_t>(k)].resize(static_cast<size_t>(model_.outputs[k].rank));
+      aotc_buckets_shape(&t, 1, k, sizes_.data(), output_dims_[static_cast<size_t>(k)].data());
+    }
+  } else {
+    for (int k = 0; k < model_.num_outputs; ++k)
+      output_dims_[static_cast<size_t>(k)].assign(model_.outputs[k].dims, model_.outputs[k].dims + model_.outputs[k].rank);
+  }
+  outputs_.clear();
+  for (int k = 0; k < model_.num_outputs; ++k) {
+    uint64_t count = 1;
+    for (int64_t e : output_dims_[static_cast<size_t>(k)]) count *= static_cast<uint64_t>(e);
+    int ok = 0;
+    output_bytes_[static_cast<size_t>(k)] = aotc_onnx_dtype_bytes(model_.outputs[k].onnx_dtype, count, &ok);
+    outputs_.push_back(allocate_aligned(output_bytes_[static_cast<size_t>(k)]));
+  }
+  input_ptrs_.clear();
+  output_ptrs_.clear();
+  for (auto& b : inputs_) input_ptrs_.push_back(b.get());
+  for (auto& b : outputs_) output_ptrs_.push_back(b.get());
+  return true;
+}
+
+aotc_status Runner::run_model() {
+  if (model_.buckets != nullptr && model_.run_dims != nullptr)
+    return model_.run_dims(context_.get(), sizes_.data(), input_ptrs_.data(), output_ptrs_.data());
+  return model_.run(context_.get(), input_ptrs_.data(), output_ptrs_.data());
+}
+
+// One run per line: "--input A.pb --input B.pb --output-dir DIR" (paths without spaces).
+bool Runner::run_list(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  if (!read_file(path, &bytes)) {
+    error("cannot read --run-list file '%s': %s", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  std::string text(bytes.begin(), bytes.end());
+  size_t line_no = 0, runs = 0;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    at = end + 1;
+    ++line_no;
+    std::vector<std::string> words;
+    for (size_t p = 0; p < line.size();) {
+      while (p < line.size() && std::isspace(static_cast<unsigned char>(line[p]))) ++p;
+      size_t q = p;
+      while (q < line.size() && !std::isspace(static_cast<unsigned char>(line[q]))) ++q;
+      if (q > p) words.push_back(line.substr(p, q - p));
+      p = q;
+    }
+    if (words.empty()) continue;
+    std::vector<std::string> files;
+    std::string output_dir;
+    for (size_t w = 0; w < words.size(); ++w) {
+      const bool has_value = w + 1 < words.size();
+      if (words[w] == "--input" && has_value) {
+        files.push_back(words[++w]);
+      } else if (words[w] == "--output-dir" && has_value) {
+        output_dir = words[++w];
+      } else {
+        error("--run-list %s line %zu: expected --input FILE.pb ... --output-dir DIR, got '%s'", path.c_str(),
+              line_no, words[w].c_str());
+        return false;
+      }
+    }
+    if (output_dir.empty() || (files.size() != static_cast<size_t>(model_.num_inputs) && !files.empty())) {
+      error("--run-list %s line %zu: needs one --input per graph input (%d) and --output-dir", path.c_str(),
+            line_no, model_.num_inputs);
+      return false;
+    }
+    if (!prepare_run(files)) {
+      error("--run-list %s line %zu failed", path.c_str(), line_no);
+      return false;
+    }
+    const aotc_status st = run_model();
+    if (st != AOTC_OK) {
+      error("--run-list %s line %zu: model run failed: %s%s", path.c_str(), line_no, aotc_status_string(st),
+            detail().c_str());
+      return false;
+    }
+    if (!write_outputs(output_dir)) return false;
+    ++runs;
+  }
+  std::printf("ran %zu runs from %s\n", runs, path.c_str());
+  return true;
+}
+
 int Runner::main(int argc, char** argv) {
   if (!parse_args(argc, argv)) return 2;
   if (options_.help) {
@@ -577,15 +728,12 @@ int Runner::main(int argc, char** argv) {
           names.c_str(), given);
     return 2;
   }
+  if (!options_.run_list.empty() && (given > 0 || options_.bench_runs > 0 || options_.print || options_.profile)) {
+    error("--run-list takes the inputs and output folders from its file; give it alone (with --weights)");
+    return 2;
+  }
   if (!load_weights()) return 1;
-  inputs_.resize(static_cast<size_t>(model_.num_inputs));
-  for (int k = 0; k < model_.num_inputs; ++k)
-    if (!(given ? load_input(k, options_.inputs[static_cast<size_t>(k)]) : generate_input(k)))
-      return 1;
-  for (int k = 0; k < model_.num_outputs; ++k)
-    outputs_.push_back(allocate_aligned(model_.outputs[k].bytes));
-  for (auto& b : inputs_) input_ptrs_.push_back(b.get());
-  for (auto& b : outputs_) output_ptrs_.push_back(b.get());
+  if (options_.run_list.empty() && !prepare_run(options_.inputs)) return 1;
 
   context_ = allocate_aligned(model_.context_bytes);
   arena_ = allocate_aligned(model_.arena_bytes);
@@ -603,12 +751,13 @@ int Runner::main(int argc, char** argv) {
       if (model.release) model.release(ctx);
     }
   } release{model_, context_.get()};
-  st = model_.run(context_.get(), input_ptrs_.data(), output_ptrs_.data());
+  if (!options_.run_list.empty()) return run_list(options_.run_list) ? 0 : 1;
+  st = run_model();
   if (st != AOTC_OK) {
     error("model run failed: %s%s", aotc_status_string(st), detail().c_str());
     return 1;
   }
-  if (!write_outputs()) return 1;
+  if (!write_outputs(options_.output_dir)) return 1;
   if (options_.print) print_outputs();
   if (options_.bench_runs > 0 && !bench(options_.bench_runs)) return 1;
   if (options_.profile) print_profile();

@@ -2,16 +2,22 @@
  * describe the model and call aotc_runner_main. Contract (users and tests rely on it):
  *
  *   <name>_run [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N]
+ *   <name>_run --run-list FILE
  *
  * reads inputs as ONNX TensorProto files in graph-input order (dtype and dims must match the
  * model; with no --input, deterministic inputs are generated), runs the model, writes
  * output_<k>.pb (TensorProto) in graph-output order into DIR (default: the current folder) and,
  * with --bench N, runs N more times and prints "median X ms (min Y ms, max Z ms, N runs)"; with
  * --profile (packages compiled with `aotc compile --profile`), then prints the milliseconds per
- * run of every node, slowest first. */
+ * run of every node, slowest first. A bucketed package (aotc compile --buckets) takes inputs of
+ * any size up to its largest bucket, consistent between inputs that share a symbol, and writes
+ * its outputs at the matching sizes. --run-list FILE runs the model once per line of FILE, each
+ * line holding "--input FILE.pb ... --output-dir DIR" for one run, with one initialisation for
+ * all (a sweep over many sizes costs one process). */
 #ifndef AOTC_RUNNER_H
 #define AOTC_RUNNER_H
 
+#include "aotc_buckets.h"
 #include "aotc_runtime.h"
 
 #ifdef __cplusplus
@@ -53,6 +59,11 @@ typedef struct aotc_model_desc {
   /* Optional: the per-node timings of a package compiled with --profile (its <name>_profile),
    * which the runner's --profile prints. */
   int (*profile)(const void* ctx, const char* const** nodes, const uint64_t** ns, uint64_t* runs);
+  /* Bucketed packages: the dispatch table and <name>_run_dims (NULL otherwise). The inputs and
+   * outputs above then describe the largest sizes. */
+  const aotc_bucket_table* buckets;
+  aotc_status (*run_dims)(void* ctx, const int64_t* dims, const void* const* inputs,
+                          void* const* outputs);
 } aotc_model_desc;
 
 /* Parses the command line, runs the model and returns the process exit code (0 on success). */

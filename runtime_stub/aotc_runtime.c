@@ -44,6 +44,8 @@ const char* aotc_status_string(aotc_status status) {
       return "a device call or kernel launch failed";
     case AOTC_ERR_KERNEL_BUILD:
       return "the device kernels failed to build";
+    case AOTC_ERR_TOO_LARGE:
+      return "a size is above the largest bucket the package was compiled for";
     case AOTC_ERR_NO_DEVICE:
       return "no usable device was found";
     default:

@@ -38,6 +38,8 @@ typedef int aotc_status;
 #define AOTC_ERR_DEVICE 9        /* a device API call or kernel launch failed */
 #define AOTC_ERR_KERNEL_BUILD 10 /* the device kernels did not compile (the error has the log) */
 #define AOTC_ERR_NO_DEVICE 11    /* no usable device was found */
+/* Bucketed packages (aotc_buckets.h): */
+#define AOTC_ERR_TOO_LARGE 12    /* a size is above the largest bucket compiled for its symbol */
 
 /* A short English description of a status code. */
 const char* aotc_status_string(aotc_status status);

@@ -1,7 +1,8 @@
 # aotc runtime stub: CMake fragment included by every generated package's CMakeLists.txt.
 #
 # Defines two static libraries, once per CMake build however many packages include this file:
-#   aotc_runtime  status strings, weight loading, timer (C99; what the model library needs)
+#   aotc_runtime  status strings, weight loading, timer, the dispatcher of bucketed packages
+#                 (C99; what the model library needs)
 #   aotc_runner   the <name>_run program's main (C++17 + aotc_tensor_proto.c); links aotc_runtime
 # and, only for packages compiled with --threads N > 1 (they set AOTC_RUNTIME_WITH_THREADS):
 #   aotc_threads  the thread pool (aotc_threads.c, C99 + pthreads)
@@ -33,7 +34,7 @@ endif()
 
 if(NOT TARGET aotc_runtime)
   set(_aotc_stub_dir ${CMAKE_CURRENT_LIST_DIR})
-  add_library(aotc_runtime STATIC ${_aotc_stub_dir}/aotc_runtime.c)
+  add_library(aotc_runtime STATIC ${_aotc_stub_dir}/aotc_runtime.c ${_aotc_stub_dir}/aotc_buckets.c)
   add_library(aotc_runner STATIC ${_aotc_stub_dir}/aotc_runner.cpp
                                  ${_aotc_stub_dir}/aotc_tensor_proto.c)
   target_include_directories(aotc_runtime PUBLIC ${_aotc_stub_dir})

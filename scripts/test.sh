@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up and build, unit and golden tests, the ONNX node conformance suite
 # end to end (regenerates docs/conformance.md), the 9 light models and the models/ builders' test
-# sizes against onnxruntime; the SIMD targets (AVX2, and AVX-512 where the CPU has it) on the
+# sizes against onnxruntime; bucketed packages at every length; the SIMD targets (AVX2, and AVX-512 where the CPU has it) on the
 # ops with SIMD kernels, the light models, the models and the kernel edge cases; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
 # node tests of the tier-1 ops, its device kernels and error paths, and the 9 light models; and
 # the light models' CUDA packages built with nvcc.
@@ -28,6 +28,16 @@ python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
 
 echo "== models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
 python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || status=1
+
+# Shape buckets (docs/buckets.md): one package per model with --buckets seq=16,...,512, every
+# length 1..512 against onnxruntime at that length on the host target (x86-64-avx512 where the CPU
+# has it, else AVX2), a sample of lengths (bucket boundaries) on x86-64 and on OpenCL (PoCL).
+echo "== shape buckets: BERT and Llama prefill, every length 1..512 (host), a sample on x86-64 and OpenCL"
+python3 tests/models/check_buckets.py --aotc build/aotc --target host --work build/buckets || status=1
+python3 tests/models/check_buckets.py --aotc build/aotc --target x86-64 --lengths sample \
+  --work build/buckets_x86 || status=1
+python3 tests/models/check_buckets.py --aotc build/aotc --target opencl --lengths sample \
+  --work build/buckets_opencl || status=1
 
 # The ops with SIMD kernels (their node tests), six of the light models (other model structures
 # through the SIMD kernels and, on AVX-512, NCHWc regions: Inception's branches up to their

@@ -88,6 +88,14 @@ struct TargetFacts {
   bool flush_denormals = false;
 };
 
+/// One schedule of a bucketed package (docs/buckets.md): the model compiled with each bucketed
+/// symbol at one of its bucket sizes.
+struct BucketSchedule {
+  const Graph& graph;
+  const ArenaPlan& arena;
+  std::vector<int64_t> sizes;  ///< The bucket size of each symbol, in ModuleSpec::symbols order.
+};
+
 /// What an emitter needs to render the module of one package.
 struct ModuleSpec {
   const Graph& graph;
@@ -103,6 +111,12 @@ struct ModuleSpec {
   /// Time every kernel call (--profile): the package exports <name>_profile and its runner
   /// prints the per-node table with --profile. Only the C++ CPU emitter offers it.
   bool profile = false;
+  /// Bucketed packages (--buckets): the bucketed symbols and every schedule, smallest sizes
+  /// first; `graph` and `arena` above are the last (largest) one's. The emitter renders one run
+  /// function per schedule and hands them to the shared dispatcher of codegen/package_api.h.
+  /// Empty for a package of one static size.
+  std::vector<std::string> symbols;
+  std::vector<BucketSchedule> buckets;
 };
 
 /// The rendered module: its files and how the package's build compiles them.
@@ -120,6 +134,9 @@ struct EmittedModule {
   std::vector<std::string> cxx_flags;
   /// The module runs kernels on the runtime's thread pool, which the package must then link.
   bool uses_threads = false;
+  /// How many of ModuleSpec::buckets the module runs (0 without buckets): the driver refuses a
+  /// bucketed package from an emitter that does not run them all.
+  int bucket_schedules = 0;
 };
 
 class Target {

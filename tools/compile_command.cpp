@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "codegen/compiler.h"
 #include "tools/commands.h"
@@ -15,6 +16,7 @@ struct CompileArgs {
   CompileOptions options;
   ImportFlags import;
   std::string arena_limit;
+  std::vector<std::string> buckets;  ///< --buckets SYMBOL=SIZES
   bool plain_layout = false;  ///< --plain-layout: PipelineOptions::blocked_layouts off
 };
 
@@ -42,12 +44,63 @@ Expected<int64_t> parse_byte_count(const std::string& text) {
   return static_cast<int64_t>(value << shift);
 }
 
+/// "seq=16,32,64" or "seq=pow2:512" (1, 2, 4, ..., 512; a MAX that is no power of two ends the
+/// list) or "seq=pow2:16:512" (16, 32, ..., 512). compile_model checks the sizes themselves.
+Expected<BucketAxis> parse_buckets(const std::string& arg) {
+  auto bad = [&] {
+    return invalid_model("--buckets '{}': expected SYMBOL=SIZES, e.g. seq=16,32,64 or seq=pow2:512 "
+                         "or seq=pow2:16:512",
+                         arg);
+  };
+  const size_t eq = arg.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size()) return bad();
+  BucketAxis axis;
+  axis.symbol = arg.substr(0, eq);
+  const std::string list = arg.substr(eq + 1);
+  auto number = [&](const std::string& text) -> std::optional<int64_t> {
+    // At most 12 digits: more is no size a package can hold (and would overflow stoll).
+    if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    return std::stoll(text);
+  };
+  if (list.rfind("pow2:", 0) == 0) {
+    std::string rest = list.substr(5);
+    std::optional<int64_t> lo = 1, hi;
+    if (size_t colon = rest.find(':'); colon != std::string::npos) {
+      lo = number(rest.substr(0, colon));
+      hi = number(rest.substr(colon + 1));
+    } else {
+      hi = number(rest);
+    }
+    if (!lo || !hi) return bad();
+    if (*lo < 1 || *hi < *lo)
+      return invalid_model("--buckets '{}': pow2 needs 1 <= MIN <= MAX", arg);
+    for (int64_t v = *lo; v < *hi; v *= 2) axis.sizes.push_back(v);
+    axis.sizes.push_back(*hi);
+    return axis;
+  }
+  for (size_t at = 0; at <= list.size();) {
+    size_t comma = list.find(',', at);
+    if (comma == std::string::npos) comma = list.size();
+    std::optional<int64_t> v = number(list.substr(at, comma - at));
+    if (!v) return bad();
+    axis.sizes.push_back(*v);
+    at = comma + 1;
+  }
+  return axis;
+}
+
 void run_compile(CompileArgs& args) {
   CompileOptions& o = args.options;
   Expected<frontend::ImportOptions> import = args.import.resolve();
   if (!import.has_value()) fail(import.status());
   o.import = std::move(*import);
   o.pipeline.blocked_layouts = !args.plain_layout;
+  for (const std::string& b : args.buckets) {
+    Expected<BucketAxis> axis = parse_buckets(b);
+    if (!axis.has_value()) fail(axis.status());
+    o.buckets.push_back(std::move(*axis));
+  }
   if (!args.arena_limit.empty()) {
     Expected<int64_t> limit = parse_byte_count(args.arena_limit);
     if (!limit.has_value()) fail(limit.status());
@@ -87,6 +140,10 @@ void add_compile_command(CLI::App& app) {
   args->import.add_to(cmd);
   // One value per flag, so that `--shape x=1x3 model.onnx` does not take the model as a shape.
   for (const char* flag : {"--shape", "--const-input"}) cmd->get_option(flag)->allow_extra_args(false);
+  cmd->add_option("--buckets", args->buckets,
+                  "Compile a symbolic input dim at several sizes, SYMBOL=16,32,64 or SYMBOL=pow2:MAX: "
+                  "the package runs any size up to the largest (repeatable, one per symbol)")
+      ->allow_extra_args(false);
   cmd->add_flag("--compress-weights", o.compress_weights, "zstd-compress the weights file");
   cmd->add_flag("--embed-weights", o.embed_weights, "Compile the weights into the library instead of a file");
   cmd->add_option("--threads", o.threads,
@@ -110,6 +167,7 @@ void add_compile_command(CLI::App& app) {
       "Examples:\n"
       "  aotc compile resnet50.onnx --target x86-64 -o out/resnet50 --shape data=1x3x224x224\n"
       "  aotc compile model.onnx -t x86-64 -o pkg --name net --const-input shape=shape.pb\n"
+      "  aotc compile bert.onnx -t host -o out/bert --buckets seq=16,32,64,128,256,512\n"
       "  cmake -S pkg -B pkg/build -G Ninja && cmake --build pkg/build && pkg/build/net_run --help\n"
       "\n"
       "Exit status: 0 on success, 2 when the model uses something the target does not support,\n"

@@ -26,10 +26,10 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-/// Where the values of one graph live while its nodes run: the model's graph (its arena plan at
+/// Where the values of one graph live while its nodes run: a schedule's graph (its arena plan at
 /// offset 0 of the arena, inputs and outputs in the caller's buffers) or a region body of a
 /// control-flow node (its arena plan inside the node's scratch, its inputs and outputs bound to
-/// the node's buffers by codegen/cpp/cpp_regions.cpp).
+/// the node's buffers by emit_body).
 struct Scope {
   const Graph* graph = nullptr;
   const ArenaPlan* plan = nullptr;
@@ -45,29 +45,17 @@ struct Scope {
 class CppModuleEmitter {
  public:
   CppModuleEmitter(const ModuleSpec& spec, const TargetFacts& facts)
-      : spec_(spec), facts_(facts), uname_(upper_identifier(spec.name)) {
-    const Graph& g = spec.graph;
-    top_.graph = &g;
-    top_.plan = &spec.arena;
-    for (size_t i = 0; i < g.inputs().size(); ++i) {
-      const Value* v = g.inputs()[i];
-      top_.inputs.emplace(v, fmt::format("static_cast<const {}*>(inputs[{}])", c_type(*v), i));
-    }
-    for (size_t j = 0; j < g.outputs().size(); ++j) {
-      const Value* v = g.outputs()[j];
-      if (v->producer()) top_.outputs.emplace(v, fmt::format("static_cast<{}*>(outputs[{}])", c_type(*v), j));
-    }
-    scope_ = &top_;
-    run_.indent();  // The run body sits inside <name>_run.
-  }
+      : spec_(spec), facts_(facts), uname_(upper_identifier(spec.name)) {}
 
   Expected<EmittedModule> emit() {
-    std::vector<Node*> nodes = spec_.graph.nodes();
-    for (const Node* n : nodes) AOTC_RETURN_IF_ERROR(emit_node(*n));
-    emit_output_copies();
-    if (spec_.profile) run_.line("++profile->profile_runs;");
+    if (spec_.buckets.empty()) {
+      AOTC_ASSIGN_OR_RETURN(run_body_, emit_schedule(spec_.graph, spec_.arena, ""));
+    } else {
+      AOTC_RETURN_IF_ERROR(emit_bucket_schedules());
+    }
 
     EmittedModule m;
+    m.bucket_schedules = static_cast<int>(spec_.buckets.size());
     const std::string& name = spec_.name;
     m.files.push_back({"include/" + name + ".h", header(), {}});
     m.files.push_back({"src/" + name + ".cpp", source(), {}});
@@ -93,6 +81,101 @@ class CppModuleEmitter {
   }
 
  private:
+  /// The body of a function running one schedule (graph and arena plan): the kernel calls in
+  /// schedule order, then the copies of outputs no kernel writes. `label` prefixes the
+  /// --profile labels (the schedule's sizes in a bucketed package).
+  Expected<std::string> emit_schedule(const Graph& g, const ArenaPlan& arena, const std::string& label) {
+    top_ = Scope{};
+    top_.graph = &g;
+    top_.plan = &arena;
+    for (size_t i = 0; i < g.inputs().size(); ++i) {
+      const Value* v = g.inputs()[i];
+      top_.inputs.emplace(v, fmt::format("static_cast<const {}*>(inputs[{}])", c_type(*v), i));
+    }
+    for (size_t j = 0; j < g.outputs().size(); ++j) {
+      const Value* v = g.outputs()[j];
+      if (v->producer()) top_.outputs.emplace(v, fmt::format("static_cast<{}*>(outputs[{}])", c_type(*v), j));
+    }
+    scope_ = &top_;
+    label_ = label;
+    run_ = CodeWriter();
+    run_.indent();  // The body sits inside a function.
+    run_.line("unsigned char* const arena = ctx->arena;");
+    run_.line("const unsigned char* const weights = ctx->weights;");
+    run_.line("(void)arena;");
+    run_.line("(void)weights;");
+    if (threaded()) {
+      run_.line("// Kernels take the pool; its state is synchronisation only, not model state.");
+      run_.line("aotc_thread_pool* const pool = const_cast<aotc_thread_pool*>(&ctx->pool);");
+    }
+    if (spec_.profile) {
+      run_.line("// --profile: the timings are the only state a run writes into the context.");
+      run_.line("{0}_context* const profile = const_cast<{0}_context*>(ctx);", spec_.name);
+      run_.line("uint64_t profile_start = 0;");
+    }
+    for (const Node* n : g.nodes()) AOTC_RETURN_IF_ERROR(emit_node(*n));
+    emit_output_copies();
+    if (spec_.profile && label.empty()) run_.line("++profile->profile_runs;");
+    run_.line("return AOTC_OK;");
+    return run_.str();
+  }
+
+  /// One function per schedule of a bucketed package, the function that runs schedule k for
+  /// the shared dispatcher, and <name>_run as the run at the largest sizes.
+  Status emit_bucket_schedules() {
+    CodeWriter w;
+    std::vector<std::string> functions;
+    for (size_t k = 0; k < spec_.buckets.size(); ++k) {
+      const BucketSchedule& b = spec_.buckets[k];
+      std::string sizes, label;
+      for (size_t s = 0; s < spec_.symbols.size(); ++s) {
+        sizes += fmt::format("_{}{}", sanitize_identifier(spec_.symbols[s]), b.sizes[s]);
+        label += fmt::format("{}{}={}", s ? "," : "", spec_.symbols[s], b.sizes[s]);
+      }
+      const std::string fn = "run" + sizes;
+      AOTC_ASSIGN_OR_RETURN(std::string body, emit_schedule(b.graph, b.arena, "[" + label + "] "));
+      w.blank();
+      w.line("// Schedule {}: {}; its arena needs {} bytes.", k, label, b.arena.arena_bytes);
+      w.raw_line(fmt::format("aotc_status {}(const {}_context* ctx, const void* const* inputs, void* const* outputs) {{",
+                             fn, spec_.name));
+      w.append(body);
+      w.line("}}");
+      functions.push_back(fn);
+    }
+    w.blank();
+    w.line("// Runs schedule k for the dispatcher (runtime_stub/aotc_buckets.h).");
+    w.raw_line("aotc_status run_schedule(const void* context, int schedule, const void* const* inputs, void* const* outputs) {");
+    w.indent();
+    w.line("const {0}_context* const ctx = static_cast<const {0}_context*>(context);", spec_.name);
+    if (spec_.profile) w.line("++const_cast<{0}_context*>(ctx)->profile_runs;", spec_.name);
+    w.line("switch (schedule) {{");
+    for (size_t k = 0; k < functions.size(); ++k)
+      w.line("  case {}: return {}(ctx, inputs, outputs);", k, functions[k]);
+    w.line("  default: return AOTC_ERR_MISMATCH;");
+    w.line("}}");
+    w.dedent();
+    w.line("}}");
+    schedules_ = w.str();
+    std::string largest_sizes;
+    for (int64_t v : spec_.buckets.back().sizes) largest_sizes += (largest_sizes.empty() ? "" : ", ") + std::to_string(v);
+    run_body_ = fmt::format("  // The run at the largest sizes.\n  static const int64_t kLargest[] = {{{}}};\n"
+                            "  return {}_run_dims(ctx, kLargest, inputs, outputs);\n",
+                            largest_sizes, spec_.name);
+    return Status::ok();
+  }
+
+  /// Arena bytes of the package: the largest schedule's, then the dispatcher's staging copies.
+  int64_t arena_bytes() const {
+    if (spec_.buckets.empty()) return spec_.arena.arena_bytes;
+    return staging().end;
+  }
+
+  BucketStaging staging() const {
+    int64_t schedules = 0;
+    for (const BucketSchedule& b : spec_.buckets) schedules = std::max(schedules, b.arena.arena_bytes);
+    return plan_bucket_staging(spec_, schedules, facts_.alignment);
+  }
+
   bool embedded() const { return spec_.embed_weights && spec_.weights.total_bytes > 0; }
   bool threaded() const { return spec_.threads > 1; }
   /// Length of the --profile arrays (C has no empty arrays).
@@ -113,7 +196,6 @@ class CppModuleEmitter {
       AOTC_INTERNAL_ASSERT(!writable, "input '{}' is written", v.name());
       return it->second;
     }
-    std::string type = (writable ? "" : "const ") + c_type(v) + "*";
     if (v.is_constant()) {
       return fmt::format("reinterpret_cast<{}>(weights + {})", type, spec_.weights.offsets.at(&v));
     }
@@ -230,7 +312,7 @@ class CppModuleEmitter {
     }
     if (spec_.profile) {
       run_.line("profile->profile_ns[{}] += aotc_profile_clock() - profile_start;", profile_labels_.size());
-      profile_labels_.push_back(n.name() + " (" + n.op() + ")");
+      profile_labels_.push_back(label_ + n.name() + " (" + n.op() + ")");
     }
     return Status::ok();
   }
@@ -348,7 +430,7 @@ class CppModuleEmitter {
   // Graph outputs that no node writes into the caller's buffer directly: graph inputs,
   // constants and repeated outputs are copied at the end of the run.
   void emit_output_copies() {
-    const auto& outs = spec_.graph.outputs();
+    const auto& outs = scope_->graph->outputs();
     for (size_t j = 0; j < outs.size(); ++j) {
       const Value* v = outs[j];
       bool written = v->producer() && std::find(outs.begin(), outs.end(), v) - outs.begin() == static_cast<long>(j);
@@ -373,6 +455,7 @@ class CppModuleEmitter {
 
   std::string header() const {
     const Graph& g = spec_.graph;
+    const std::vector<Value*> inputs = interface_inputs(g);
     std::string weights_source =
         spec_.weights.total_bytes == 0 ? std::string("empty (this model has none)")
         : embedded() ? "compiled into the library as " + spec_.name + "_weights"
@@ -389,12 +472,13 @@ class CppModuleEmitter {
                             {"NAME", spec_.name},
                             {"UNAME", uname_},
                             {"WEIGHTS_SOURCE", weights_source},
-                            {"ARENA_BYTES", std::to_string(spec_.arena.arena_bytes)},
+                            {"ARENA_BYTES", std::to_string(arena_bytes())},
                             {"WEIGHTS_BYTES", std::to_string(spec_.weights.total_bytes)},
-                            {"NUM_INPUTS", std::to_string(g.inputs().size())},
+                            {"NUM_INPUTS", std::to_string(inputs.size())},
                             {"NUM_OUTPUTS", std::to_string(g.outputs().size())},
-                            {"TENSOR_DEFINES", tensor_defines(uname_, "input", g.inputs()) +
+                            {"TENSOR_DEFINES", tensor_defines(uname_, "input", inputs) +
                                                    tensor_defines(uname_, "output", g.outputs())},
+                            {"BUCKETS", bucket_header(spec_)},
                             {"EMBEDDED_WEIGHTS_DECL", embedded_decl},
                             {"CONTEXT_INCLUDES", threaded() ? "#include \"aotc_threads.h\"\n" : ""},
                             {"CONTEXT_FIELDS",
@@ -440,7 +524,10 @@ class CppModuleEmitter {
          {"NAME", spec_.name},
          {"UNAME", uname_},
          {"KERNELS", kernels_.str()},
-         {"RUN_BODY", run_.str()},
+         {"RUN_BODY", run_body_},
+         {"SCHEDULES", schedules_.empty() ? "" : "\n\nnamespace {\n" + schedules_ + "\n}  // namespace"},
+         {"BUCKET_DISPATCH",
+          bucket_dispatch_source(spec_, staging(), "run_schedule", fmt::format("ctx->arena + {}", staging().base))},
          {"KERNEL_INCLUDES", includes + (spec_.profile ? "#include <chrono>\n" : "")},
          {"INIT_THREADS", (spec_.profile ? "  std::memset(ctx->profile_ns, 0, sizeof ctx->profile_ns);\n"
                                            "  ctx->profile_runs = 0;\n"
@@ -450,16 +537,7 @@ class CppModuleEmitter {
                                                         spec_.threads)
                                           : "")},
          {"PROFILE_DEFS", profile_definitions()},
-         {"RELEASE_BODY", threaded() ? "  if (ctx != nullptr) aotc_pool_stop(&ctx->pool);\n" : "  (void)ctx;\n"},
-         {"RUN_PROLOGUE",
-          std::string(threaded() ? "  // Kernels take the pool; its state is synchronisation only, not model state.\n"
-                                   "  aotc_thread_pool* const pool = const_cast<aotc_thread_pool*>(&ctx->pool);\n"
-                                 : "") +
-              (spec_.profile ? fmt::format("  // --profile: the timings are the only state a run writes into the context.\n"
-                                           "  {0}_context* const profile = const_cast<{0}_context*>(ctx);\n"
-                                           "  uint64_t profile_start = 0;\n",
-                                           spec_.name)
-                             : "")}});
+         {"RELEASE_BODY", threaded() ? "  if (ctx != nullptr) aotc_pool_stop(&ctx->pool);\n" : "  (void)ctx;\n"}});
   }
 
   /// The --profile labels, clock and <name>_profile ("" without --profile).
@@ -506,17 +584,21 @@ class CppModuleEmitter {
                                                     spec_.name)
                                       : ""},
          {"PROFILE", spec_.profile ? "profile" : "nullptr"},
+         {"BUCKETS", runner_buckets(spec_)},
          {"WEIGHTS_FILE", has_file ? c_string_literal(spec_.weights_file) : "nullptr"}});
   }
 
   const ModuleSpec& spec_;
   const TargetFacts& facts_;
   std::string uname_;
-  Scope top_;                    ///< The model's graph.
+  Scope top_;                     ///< The schedule's graph.
   int loop_counter_ = 0;          ///< Names the variables of each Loop apart.
   const Scope* scope_ = nullptr;  ///< The graph whose nodes are being emitted.
   CodeWriter kernels_;
-  CodeWriter run_;
+  CodeWriter run_;  ///< The body of the schedule being emitted.
+  std::string label_;  ///< The --profile label prefix of the schedule being emitted.
+  std::string run_body_;   ///< The body of <name>_run.
+  std::string schedules_;  ///< A bucketed package's schedule functions ("" otherwise).
   std::map<std::string, std::string> function_by_text_;  ///< Signature + body -> function name.
   std::vector<std::string> profile_labels_;  ///< --profile: "node (Op)" per timed kernel call.
   std::set<std::string> function_names_;

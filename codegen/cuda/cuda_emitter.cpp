@@ -39,6 +39,8 @@ Expected<EmittedModule> emit_cuda_module(const ModuleSpec& spec, const TargetFac
   const std::string& name = spec.name;
   const std::string uname = upper_identifier(name);
   const Graph& g = spec.graph;
+  const std::vector<Value*> inputs = interface_inputs(g);
+  const DeviceHostParts host = device_host_parts(spec, "aotc_cuda_run", facts.alignment);
   const bool embedded = spec.embed_weights && spec.weights.total_bytes > 0;
   const std::string source_file = "src/" + name + ".cu";
   const std::string arch_name = fmt::format("sm_{}", arch);
@@ -66,10 +68,12 @@ Expected<EmittedModule> emit_cuda_module(const ModuleSpec& spec, const TargetFac
                         {"DEVICE_ARENA_BYTES", std::to_string(module.buffer_bytes[0])},
                         {"DEVICE_IO_BYTES", std::to_string(module.buffer_bytes[2])},
                         {"WEIGHTS_BYTES", std::to_string(spec.weights.total_bytes)},
-                        {"NUM_INPUTS", std::to_string(g.inputs().size())},
+                        {"ARENA_BYTES", std::to_string(host.arena_bytes)},
+                        {"NUM_INPUTS", std::to_string(inputs.size())},
                         {"NUM_OUTPUTS", std::to_string(g.outputs().size())},
-                        {"TENSOR_DEFINES", tensor_defines(uname, "input", g.inputs()) +
+                        {"TENSOR_DEFINES", tensor_defines(uname, "input", inputs) +
                                                tensor_defines(uname, "output", g.outputs())},
+                        {"BUCKETS", host.header},
                         {"EMBEDDED_WEIGHTS_DECL", embedded_decl}}),
        {}});
 
@@ -90,7 +94,9 @@ Expected<EmittedModule> emit_cuda_module(const ModuleSpec& spec, const TargetFac
                                                               {"ARCH", std::to_string(arch)},
                                                               {"TABLES", tables},
                                                               {"KERNEL_ADDRESSES", addresses},
-                                                              {"KERNEL_TABLE", table}}),
+                                                              {"KERNEL_TABLE", table},
+                                                              {"RUN_BODY", host.run_body},
+                                                              {"BUCKET_DISPATCH", host.dispatch}}),
        {}});
   m.library_sources.push_back(source_file);
   if (embedded) {
@@ -116,6 +122,7 @@ Expected<EmittedModule> emit_cuda_module(const ModuleSpec& spec, const TargetFac
             {"INPUTS_TABLE", runner.inputs},
             {"OUTPUTS_TABLE", runner.outputs},
             {"EMBEDDED_WEIGHTS", embedded ? name + "_weights" : "nullptr"},
+            {"BUCKETS", runner_buckets(spec)},
             {"WEIGHTS_FILE", has_file ? c_string_literal(spec.weights_file) : "nullptr"}}),
        {}});
   m.runner_source = "runner/main.cpp";
@@ -133,6 +140,7 @@ Expected<EmittedModule> emit_cuda_module(const ModuleSpec& spec, const TargetFac
       "                      CUDA_STANDARD_REQUIRED ON)\n",
       name, arch_name, arch);
   m.kernel_functions = static_cast<int>(module.kernels.size());
+  m.bucket_schedules = static_cast<int>(spec.buckets.size());
   return m;
 }
 

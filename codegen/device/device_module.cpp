@@ -47,22 +47,21 @@ class DeviceModuleBuilder {
       : spec_(spec), d_(d), facts_(facts) {}
 
   Expected<DeviceModule> build() {
-    place_io();
-    m_.buffer_bytes[static_cast<int>(DeviceBuffer::kArena)] = spec_.arena.arena_bytes;
     m_.buffer_bytes[static_cast<int>(DeviceBuffer::kWeights)] = spec_.weights.total_bytes;
-    for (const Node* n : spec_.graph.nodes()) {
-      if (n->num_outputs() == 1 && spec_.arena.views.count(n->output(0))) continue;  // no code
-      auto kernels = emit_device_kernels(*n, d_, facts_);
-      if (!kernels.has_value()) return kernels.status().with_context(n->describe());
-      for (auto& k : *kernels) AOTC_RETURN_IF_ERROR(add_launch(*n, *k));
+    if (spec_.buckets.empty()) {
+      AOTC_RETURN_IF_ERROR(build_schedule(spec_.graph, spec_.arena));
+    } else {
+      for (const BucketSchedule& b : spec_.buckets) AOTC_RETURN_IF_ERROR(build_schedule(b.graph, b.arena));
     }
-    for (const Value* v : spec_.graph.outputs()) m_.outputs.push_back(span_of(*v));
+    size_t launches = 0;
+    for (const DeviceModule::Schedule& s : m_.schedules) launches += s.launches.size();
 
     std::string head = fmt::format(
-        "// {}\n//\n// The {} kernels of the model `{}`: {} distinct kernels for {} launches.\n"
+        "// {}\n//\n// The {} kernels of the model `{}`: {} distinct kernels for {} launches{}.\n"
         "// Shapes, strides and tile sizes are constants; each buffer argument points at its\n"
         "// tensor's first element.\n\n",
-        spec_.banner, d_.language(), spec_.name, m_.kernels.size(), m_.launches.size());
+        spec_.banner, d_.language(), spec_.name, m_.kernels.size(), launches,
+        m_.schedules.size() > 1 ? fmt::format(" in {} schedules", m_.schedules.size()) : "");
     head += d_.prelude(dtypes_);
     if (!head.empty() && head.back() != '\n') head += '\n';
     int offset = count_lines(head);
@@ -72,6 +71,26 @@ class DeviceModuleBuilder {
   }
 
  private:
+  /// The launches of one schedule (graph and arena plan); the buffers grow to hold it.
+  Status build_schedule(const Graph& g, const ArenaPlan& arena) {
+    graph_ = &g;
+    arena_ = &arena;
+    io_.clear();
+    m_.schedules.emplace_back();
+    schedule_ = &m_.schedules.back();
+    place_io();
+    int64_t& arena_bytes = m_.buffer_bytes[static_cast<int>(DeviceBuffer::kArena)];
+    arena_bytes = std::max(arena_bytes, arena.arena_bytes);
+    for (const Node* n : g.nodes()) {
+      if (n->num_outputs() == 1 && arena.views.count(n->output(0))) continue;  // no code
+      auto kernels = emit_device_kernels(*n, d_, facts_);
+      if (!kernels.has_value()) return kernels.status().with_context(n->describe());
+      for (auto& k : *kernels) AOTC_RETURN_IF_ERROR(add_launch(*n, *k));
+    }
+    for (const Value* v : g.outputs()) schedule_->outputs.push_back(span_of(*v));
+    return Status::ok();
+  }
+
   // Graph inputs first, then every graph output a kernel writes, each aligned.
   void place_io() {
     int64_t io = 0;
@@ -81,25 +100,26 @@ class DeviceModuleBuilder {
       io_[v] = DeviceSpan{DeviceBuffer::kIo, io, bytes};
       io += bytes;
     };
-    for (const Value* v : spec_.graph.inputs()) {
+    for (const Value* v : graph_->inputs()) {
       place(v);
-      m_.inputs.push_back(io_.at(v));
+      schedule_->inputs.push_back(io_.at(v));
     }
-    for (const Value* v : spec_.graph.outputs()) {
+    for (const Value* v : graph_->outputs()) {
       if (v->producer() && !io_.count(v)) place(v);
     }
-    m_.buffer_bytes[static_cast<int>(DeviceBuffer::kIo)] = io;
+    int64_t& io_bytes = m_.buffer_bytes[static_cast<int>(DeviceBuffer::kIo)];
+    io_bytes = std::max(io_bytes, io);
   }
 
   DeviceSpan span_of(const Value& value) const {
     const Value* v = &value;
-    if (auto it = spec_.arena.views.find(v); it != spec_.arena.views.end()) v = it->second;
+    if (auto it = arena_->views.find(v); it != arena_->views.end()) v = it->second;
     int64_t bytes = *value_bytes(value);
     if (auto it = io_.find(v); it != io_.end())
       return {DeviceBuffer::kIo, it->second.offset, bytes};
     if (v->is_constant()) return {DeviceBuffer::kWeights, spec_.weights.offsets.at(v), bytes};
-    auto it = spec_.arena.offsets.find(v);
-    AOTC_INTERNAL_ASSERT(it != spec_.arena.offsets.end(), "value '{}' has no device buffer",
+    auto it = arena_->offsets.find(v);
+    AOTC_INTERNAL_ASSERT(it != arena_->offsets.end(), "value '{}' has no device buffer",
                          v->name());
     return {DeviceBuffer::kArena, it->second, bytes};
   }
@@ -176,7 +196,7 @@ class DeviceModuleBuilder {
     launch.node = &n;
     launch.size = k.launch;
     launch.args = std::move(spans);
-    m_.launches.push_back(std::move(launch));
+    schedule_->launches.push_back(std::move(launch));
     return Status::ok();
   }
 
@@ -184,6 +204,10 @@ class DeviceModuleBuilder {
   const KernelDialect& d_;
   const TargetFacts& facts_;
   DeviceModule m_;
+  /// The schedule being built, its graph and arena plan.
+  DeviceModule::Schedule* schedule_ = nullptr;
+  const Graph* graph_ = nullptr;
+  const ArenaPlan* arena_ = nullptr;
   std::unordered_map<const Value*, DeviceSpan> io_;
   std::map<std::string, int> kernel_by_text_;
   std::set<std::string> helpers_;
@@ -245,34 +269,43 @@ std::string render_device_tables(const DeviceModule& m, const ModuleSpec& spec,
   for (const auto& k : m.kernels) rows.push_back(fmt::format("{{\"{}\", {}}}", k.name, k.line));
   std::string kernels = table("aotc_device_kernel", "kKernels", rows);
 
-  rows.clear();
-  std::vector<std::string> comments;
-  std::vector<std::string> launch_rows, launch_comments;
-  int arg = 0;
-  for (const auto& l : m.launches) {
-    const LaunchSize& s = l.size;
-    launch_comments.push_back(
-        fmt::format("// node '{}' ({})", comment_text(l.node->name()), l.node->op()));
-    launch_rows.push_back(fmt::format("{{{}, {}, {{{}u, {}u, {}u}}, {{{}u, {}u, {}u}}, {}, {}}}",
-                                      l.kernel, c_string_literal(l.node->name()), s.global[0],
-                                      s.global[1], s.global[2], s.local[0], s.local[1], s.local[2],
-                                      arg, l.args.size()));
-    for (size_t i = 0; i < l.args.size(); ++i) {
-      comments.push_back(
-          i == 0 ? fmt::format("// launch {}: {}", &l - m.launches.data(), m.kernels[l.kernel].name)
-                 : "");
-      rows.push_back(span_row(l.args[i]));
+  std::vector<std::string> schedule_rows;
+  for (size_t k = 0; k < m.schedules.size(); ++k) {
+    const DeviceModule::Schedule& sch = m.schedules[k];
+    // A package of one size keeps the plain names; a bucketed one numbers its schedules.
+    const std::string suffix = m.schedules.size() > 1 ? std::to_string(k) : "";
+    rows.clear();
+    std::vector<std::string> comments;
+    std::vector<std::string> launch_rows, launch_comments;
+    int arg = 0;
+    for (const auto& l : sch.launches) {
+      const LaunchSize& s = l.size;
+      launch_comments.push_back(
+          fmt::format("// node '{}' ({})", comment_text(l.node->name()), l.node->op()));
+      launch_rows.push_back(fmt::format("{{{}, {}, {{{}u, {}u, {}u}}, {{{}u, {}u, {}u}}, {}, {}}}",
+                                        l.kernel, c_string_literal(l.node->name()), s.global[0],
+                                        s.global[1], s.global[2], s.local[0], s.local[1], s.local[2],
+                                        arg, l.args.size()));
+      for (size_t i = 0; i < l.args.size(); ++i) {
+        comments.push_back(i == 0 ? fmt::format("// launch {}: {}", &l - sch.launches.data(),
+                                                m.kernels[l.kernel].name)
+                                  : "");
+        rows.push_back(span_row(l.args[i]));
+      }
+      arg += static_cast<int>(l.args.size());
     }
-    arg += static_cast<int>(l.args.size());
+    std::string args = table("aotc_device_span", "kArgs" + suffix, rows, comments);
+    std::string launches = table("aotc_device_launch", "kLaunches" + suffix, launch_rows, launch_comments);
+    rows.clear();
+    for (const auto& s : sch.inputs) rows.push_back(span_row(s));
+    std::string inputs = table("aotc_device_span", "kInputs" + suffix, rows);
+    rows.clear();
+    for (const auto& s : sch.outputs) rows.push_back(span_row(s));
+    std::string outputs = table("aotc_device_span", "kOutputs" + suffix, rows);
+    schedule_rows.push_back(fmt::format("{{{}, {}, {}, {}, {}, {}, {}}}", sch.launches.size(), launches,
+                                        args, sch.inputs.size(), inputs, sch.outputs.size(), outputs));
   }
-  std::string args = table("aotc_device_span", "kArgs", rows, comments);
-  std::string launches = table("aotc_device_launch", "kLaunches", launch_rows, launch_comments);
-  rows.clear();
-  for (const auto& s : m.inputs) rows.push_back(span_row(s));
-  std::string inputs = table("aotc_device_span", "kInputs", rows);
-  rows.clear();
-  for (const auto& s : m.outputs) rows.push_back(span_row(s));
-  std::string outputs = table("aotc_device_span", "kOutputs", rows);
+  std::string schedules = table("aotc_device_schedule", "kSchedules", schedule_rows);
 
   w.line("const aotc_device_module {} = {{", symbol);
   w.indent();
@@ -283,14 +316,44 @@ std::string render_device_tables(const DeviceModule& m, const ModuleSpec& spec,
          m.buffer_bytes[2]);
   w.line("{},  // needs fp64", m.needs_fp64 ? 1 : 0);
   w.line("{}, {},", m.kernels.size(), kernels);
-  w.line("{}, {}, {},", m.launches.size(), launches, args);
-  w.line("{}, {},", m.inputs.size(), inputs);
-  w.line("{}, {},", m.outputs.size(), outputs);
+  w.line("{}, {},", m.schedules.size(), schedules);
   w.dedent();
   w.line("}};");
   w.blank();
   w.line("}}  // namespace");
   return w.str();
+}
+
+DeviceHostParts device_host_parts(const ModuleSpec& spec, const std::string& run_fn,
+                                  int64_t alignment) {
+  DeviceHostParts p;
+  if (spec.buckets.empty()) {
+    p.run_body = fmt::format("  return {}(ctx->device, 0, inputs, outputs);\n", run_fn);
+    return p;
+  }
+  // The host arena holds only the dispatcher's staging copies: activations live on the device.
+  const BucketStaging staging = plan_bucket_staging(spec, 0, alignment);
+  p.arena_bytes = staging.end;
+  std::string largest;
+  for (int64_t v : spec.buckets.back().sizes) largest += (largest.empty() ? "" : ", ") + std::to_string(v);
+  p.run_body = fmt::format(
+      "  // The run at the largest sizes.\n  static const int64_t kLargest[] = {{{}}};\n"
+      "  return {}_run_dims(ctx, kLargest, inputs, outputs);\n",
+      largest, spec.name);
+  p.dispatch = fmt::format(
+      "\nnamespace {{\n\n"
+      "// Runs schedule k for the dispatcher (runtime_stub/aotc_buckets.h).\n"
+      "aotc_status run_schedule(const void* context, int schedule, const void* const* inputs,\n"
+      "                         void* const* outputs) {{\n"
+      "  const {0}_context* const ctx = static_cast<const {0}_context*>(context);\n"
+      "  if (ctx->device == nullptr) return AOTC_ERR_NULL_ARGUMENT;\n"
+      "  return {1}(ctx->device, schedule, inputs, outputs);\n"
+      "}}\n\n"
+      "}}  // namespace\n",
+      spec.name, run_fn);
+  p.dispatch += bucket_dispatch_source(spec, staging, "run_schedule", "ctx->staging");
+  p.header = bucket_header(spec);
+  return p;
 }
 
 }  // namespace aotc::codegen

@@ -43,10 +43,16 @@ struct DeviceModule {
     LaunchSize size;
     std::vector<DeviceSpan> args;  ///< One per buffer parameter, in parameter order.
   };
-  std::vector<Launch> launches;
-  std::array<int64_t, 3> buffer_bytes = {0, 0, 0};  ///< Indexed by DeviceBuffer.
-  std::vector<DeviceSpan> inputs;   ///< Where each graph input is copied to (in the io buffer).
-  std::vector<DeviceSpan> outputs;  ///< Where each graph output is read from.
+  /// The launches of one run: one schedule for a package of one size, one per bucket of a
+  /// bucketed package (ModuleSpec::buckets), all sharing the kernels and the buffers.
+  struct Schedule {
+    std::vector<Launch> launches;
+    std::vector<DeviceSpan> inputs;   ///< Where each graph input is copied to (in the io buffer).
+    std::vector<DeviceSpan> outputs;  ///< Where each graph output is read from.
+  };
+  std::vector<Schedule> schedules;
+  /// Indexed by DeviceBuffer: the largest schedule's arena and io buffer, the weights.
+  std::array<int64_t, 3> buffer_bytes = {0, 0, 0};
   bool needs_fp64 = false;
 };
 
@@ -55,6 +61,19 @@ struct DeviceModule {
 /// without comment syntax). Fails with the emitter's reason when a node has no kernel.
 Expected<DeviceModule> build_device_module(const ModuleSpec& spec, const KernelDialect& dialect,
                                            const TargetFacts& facts);
+
+/// The parts of a device package's host source and header that bucketing changes, for a glue
+/// whose run function is `run_fn(state, schedule, inputs, outputs)` (aotc_opencl_run,
+/// aotc_cuda_run) and whose context holds the glue state as `device` and the host arena as
+/// `staging` (the dispatcher's staging memory of a bucketed package).
+struct DeviceHostParts {
+  int64_t arena_bytes = 0;  ///< The host arena: a bucketed package's staging memory, else 0.
+  std::string run_body;     ///< The statements ending <name>_run.
+  std::string dispatch;     ///< The schedule function, tables and <name>_run_dims ("" if unbucketed).
+  std::string header;       ///< The header's bucket section ("" if unbucketed).
+};
+DeviceHostParts device_host_parts(const ModuleSpec& spec, const std::string& run_fn,
+                                  int64_t alignment);
 
 /// C++ source defining `static const aotc_device_module <symbol>` (runtime_stub/aotc_device.h)
 /// for the module, whose kernel source text is the extern char array `source_symbol` (none when

@@ -19,6 +19,8 @@ Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetF
   const std::string& name = spec.name;
   const std::string uname = upper_identifier(name);
   const Graph& g = spec.graph;
+  const std::vector<Value*> inputs = interface_inputs(g);
+  const DeviceHostParts host = device_host_parts(spec, "aotc_opencl_run", facts.alignment);
   const bool embedded = spec.embed_weights && spec.weights.total_bytes > 0;
   const std::string kernel_file = "src/" + name + ".cl";
   const std::string source_symbol = name + "_kernel_source";
@@ -47,10 +49,12 @@ Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetF
                         {"DEVICE_ARENA_BYTES", std::to_string(module.buffer_bytes[0])},
                         {"DEVICE_IO_BYTES", std::to_string(module.buffer_bytes[2])},
                         {"WEIGHTS_BYTES", std::to_string(spec.weights.total_bytes)},
-                        {"NUM_INPUTS", std::to_string(g.inputs().size())},
+                        {"ARENA_BYTES", std::to_string(host.arena_bytes)},
+                        {"NUM_INPUTS", std::to_string(inputs.size())},
                         {"NUM_OUTPUTS", std::to_string(g.outputs().size())},
-                        {"TENSOR_DEFINES", tensor_defines(uname, "input", g.inputs()) +
+                        {"TENSOR_DEFINES", tensor_defines(uname, "input", inputs) +
                                                tensor_defines(uname, "output", g.outputs())},
+                        {"BUCKETS", host.header},
                         {"EMBEDDED_WEIGHTS_DECL", embedded_decl}}),
        {}});
   std::string tables = render_device_tables(module, spec, "kModule", source_symbol, kernel_file);
@@ -58,7 +62,12 @@ Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetF
       {"src/" + name + ".cpp",
        render_embedded(
            "codegen/opencl/templates/model.cpp.in",
-           {{"BANNER", spec.banner}, {"NAME", name}, {"UNAME", uname}, {"TABLES", tables}}),
+           {{"BANNER", spec.banner},
+            {"NAME", name},
+            {"UNAME", uname},
+            {"TABLES", tables},
+            {"RUN_BODY", host.run_body},
+            {"BUCKET_DISPATCH", host.dispatch}}),
        {}});
   m.library_sources.push_back("src/" + name + ".cpp");
   if (embedded) {
@@ -84,6 +93,7 @@ Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetF
             {"INPUTS_TABLE", runner.inputs},
             {"OUTPUTS_TABLE", runner.outputs},
             {"EMBEDDED_WEIGHTS", embedded ? name + "_weights" : "nullptr"},
+            {"BUCKETS", runner_buckets(spec)},
             {"WEIGHTS_FILE", has_file ? c_string_literal(spec.weights_file) : "nullptr"}}),
        {}});
   m.runner_source = "runner/main.cpp";
@@ -99,6 +109,7 @@ Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetF
       "aotc_opencl_embed_source({0} ${{CMAKE_CURRENT_SOURCE_DIR}}/{1} {2})\n",
       name, kernel_file, source_symbol);
   m.kernel_functions = static_cast<int>(module.kernels.size());
+  m.bucket_schedules = static_cast<int>(spec.buckets.size());
   return m;
 }
 

@@ -139,6 +139,12 @@ Expected<std::vector<TensorData>> conv_reference(const Node& node,
   return std::vector<TensorData>{std::move(y)};
 }
 
+PaddingResult conv_padding(const PaddingQuery& q) {
+  auto cs = conv_shape(q.node());
+  if (!cs) return PaddingResult::unsafe(cs.status().message());
+  return window_padding(q, cs->window, true);
+}
+
 }  // namespace
 
 void register_conv_ops(OpRegistry& r) {
@@ -151,6 +157,13 @@ void register_conv_ops(OpRegistry& r) {
                 {"pads", AttrKind::kInts},       {"strides", AttrKind::kInts}};
   conv.infer = infer_conv;
   conv.reference = conv_reference;
+  conv.padding = conv_padding;
+  conv.flops = [](const Node& n) {  // 2 per multiply-add: each result reads Cin/group x kernel taps
+    const int64_t out = element_count(n.output(0)->shape()).value_or(0);
+    const int64_t w = element_count(n.input(1)->shape()).value_or(0);
+    const int64_t cout = n.input(1)->shape()[0].value;
+    return cout > 0 ? 2 * out * (w / cout) : int64_t{0};
+  };
   conv.traits.accepts_epilogue = true;  // codegen/cpp/conv_kernels.cpp applies it at the store
   conv.summary = "N-D convolution (1 to 3 spatial axes) with groups, strides, dilations, padding";
   r.add(std::move(conv));

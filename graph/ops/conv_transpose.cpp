@@ -226,6 +226,12 @@ void register_conv_transpose_ops(OpRegistry& r) {
                {"pads", AttrKind::kInts},           {"strides", AttrKind::kInts}};
   def.infer = infer_conv_transpose;
   def.reference = reference_conv_transpose;
+  def.flops = [](const Node& n) {  // 2 per multiply-add: each input scatters Cout/group x kernel taps
+    const int64_t in = element_count(n.input(0)->shape()).value_or(0);
+    const int64_t w = element_count(n.input(1)->shape()).value_or(0);
+    const int64_t cin = n.input(1)->shape()[0].value;
+    return cin > 0 ? 2 * in * (w / cin) : int64_t{0};
+  };
   def.summary =
       "N-D transposed convolution (1 to 3 spatial axes) with groups, strides, dilations, output "
       "padding";

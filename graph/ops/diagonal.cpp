@@ -128,6 +128,15 @@ void register_diagonal_ops(OpRegistry& r) {
               .attrs = {{"upper", AttrKind::kInt}},
               .infer = infer_trilu,
               .reference = reference_trilu,
+              // Each result element is its input element or 0, by its own position: padding
+              // stays in place (its fill becomes mixed with the zeroed triangle).
+              .padding = [](const PaddingQuery& q) {
+                if (q.num_operands() > 1 && !q.operand(1).empty())
+                  return PaddingResult::unsafe("takes its diagonal from a padded tensor");
+                Padding out = q.operand(0);
+                for (PaddedAxis& p : out) p.fill.reset();
+                return PaddingResult::safe(std::move(out));
+              },
               .summary = "Keeps the upper (or lower) triangle from diagonal k of the last two "
                          "axes, zeroes the rest."});
   r.add(OpDef{

@@ -230,6 +230,15 @@ void register_einsum_ops(OpRegistry& r) {
   def.attrs = {{"equation", AttrKind::kString, true}};
   def.infer = infer_einsum;
   def.reference = reference_einsum;
+  def.flops = [](const Node& n) {  // 2 per product term: one per combination of all labels
+    std::vector<std::vector<int64_t>> shapes;
+    for (const Value* v : n.inputs()) shapes.push_back(static_dims(v->shape()));
+    auto spec = parse_einsum(n.attrs().get_string("equation", ""), shapes);
+    if (!spec) return int64_t{0};
+    int64_t terms = 2;
+    for (int64_t e : spec->extents) terms *= e;
+    return terms;
+  };
   def.summary =
       "Einstein summation: products of the operands summed over the labels the output drops.";
   r.add(std::move(def));

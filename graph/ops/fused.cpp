@@ -5,6 +5,7 @@
 #include "graph/ops/fused.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "graph/interpreter.h"
@@ -33,6 +34,36 @@ Expected<std::vector<TensorData>> fused_reference(const Node& node,
   args.reserve(ins.size());
   for (const TensorData* in : ins) args.push_back(*in);
   return interpret(*body, args);
+}
+
+/// The body's nodes, asked in order with the operands' facts on the body inputs: safe when each
+/// is safe. A body node that would need a mask makes the kernel unsafe, since masks cannot be
+/// put inside a fused kernel; mask-padding runs before fusion, so this only meets hand-written IR.
+PaddingResult fused_padding(const PaddingQuery& q) {
+  const Graph* body = q.node().attrs().get_graph("body");
+  if (!body) return PaddingResult::unsafe("has no body");
+  std::unordered_map<const Value*, Padding> facts;
+  for (int i = 0; i < q.num_operands() && i < static_cast<int>(body->inputs().size()); ++i)
+    facts[body->inputs()[i]] = q.operand(i);
+  for (const Node* n : body->nodes()) {
+    std::vector<Padding> operands;
+    bool any = false;
+    for (const Value* v : n->inputs()) {
+      auto it = v ? facts.find(v) : facts.end();
+      operands.push_back(it == facts.end() ? Padding{} : it->second);
+      any = any || !operands.back().empty();
+    }
+    if (!any) continue;
+    PaddingResult r = padding_of(PaddingQuery(*n, std::move(operands), q.lengths()));
+    if (r.verdict != PaddingVerdict::kSafe) {
+      return PaddingResult::unsafe(fmt::format(
+          "runs body node '{}' ({}), which {}; a fused kernel has no place for a mask", n->name(),
+          n->op(), r.verdict == PaddingVerdict::kUnsafe ? r.reason : "needs a mask"));
+    }
+    for (int o = 0; o < n->num_outputs(); ++o) facts[n->output(o)] = r.outputs[o];
+  }
+  auto it = facts.find(body->outputs()[0]);
+  return PaddingResult::safe(it == facts.end() ? Padding{} : it->second);
 }
 
 }  // namespace
@@ -122,6 +153,13 @@ void register_fused_ops(OpRegistry& r) {
   def.infer = infer_fused;
   def.reference = fused_reference;
   def.in_place_operands = fused_in_place_operands;
+  def.padding = fused_padding;
+  def.flops = [](const Node& n) {  // the body's nodes
+    int64_t total = 0;
+    if (const Graph* body = n.attrs().get_graph("body"))
+      for (const Node* b : body->nodes()) total += node_flops(*b);
+    return total;
+  };
   def.summary =
       "One kernel running its body graph: a Conv/MatMul with an elementwise epilogue, or "
       "elementwise ops in one loop (graph/ops/fused.h).";

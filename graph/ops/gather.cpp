@@ -8,6 +8,7 @@
 //
 // Constant indices are range-checked at compile time (graph/ops/indexing.h), so a bad model is an
 // error naming the node instead of an out-of-bounds read in the generated code.
+#include <algorithm>
 #include <cstring>
 
 #include "graph/ops/all_ops.h"
@@ -204,6 +205,57 @@ Expected<std::vector<TensorData>> reference_gather_nd(const Node& node,
   return std::vector<TensorData>{std::move(out)};
 }
 
+// --- Padding rules ---------------------------------------------------------------------------
+
+/// Gather: padding of the indices and of the data's other axes lands on the matching result
+/// axes (run-time indices are clamped by the kernels, so padded garbage indices read inside the
+/// data). Reading along a padded data axis is safe only at constant positions that are valid at
+/// every size the bucket serves.
+PaddingResult gather_padding(const PaddingQuery& q) {
+  const Node& node = q.node();
+  const int rank = node.input(0)->rank(), index_rank = node.input(1)->rank();
+  const int axis = normalize_axis(node.attrs().get_int("axis", 0), rank).value_or(0);
+  std::vector<int> data_map(rank), index_map(index_rank);
+  for (int a = 0; a < rank; ++a) data_map[a] = a < axis ? a : (a == axis ? -1 : a + index_rank - 1);
+  for (int j = 0; j < index_rank; ++j) index_map[j] = axis + j;
+  if (const PaddedAxis* p = q.padded(0, axis)) {
+    const Value* indices = node.input(1);
+    if (!indices->is_constant()) {
+      return PaddingResult::unsafe(fmt::format(
+          "gathers along the padded {} at positions known only at run time",
+          describe_padded_axis(*p)));
+    }
+    for (int64_t i : indices->constant_data()->to_int64_vector()) {
+      if (i < 0 || i >= q.first_padding(*p)) {
+        return PaddingResult::unsafe(fmt::format(
+            "gathers position {} along the padded {}, which is padding when {} = {}", i,
+            describe_padded_axis(*p), p->symbol, q.range(p->symbol).min));
+      }
+    }
+  }
+  Padding out = map_padding(q.operand(0), data_map);
+  for (PaddedAxis& p : out) p.fill.reset();
+  for (PaddedAxis p : map_padding(q.operand(1), index_map)) {
+    p.fill.reset();
+    out.push_back(std::move(p));
+  }
+  std::sort(out.begin(), out.end(), [](const PaddedAxis& a, const PaddedAxis& b) { return a.axis < b.axis; });
+  return PaddingResult::safe(std::move(out));
+}
+
+/// GatherElements reads data at the result's own position except along `axis`.
+PaddingResult gather_elements_padding(const PaddingQuery& q) {
+  const int rank = q.node().input(0)->rank();
+  const int axis = normalize_axis(q.node().attrs().get_int("axis", 0), rank).value_or(0);
+  if (const PaddedAxis* p = q.padded(0, axis)) {
+    return PaddingResult::unsafe(fmt::format(
+        "gathers along the padded {} at positions known only at run time", describe_padded_axis(*p)));
+  }
+  PaddingResult r = elementwise_padding(q);
+  for (PaddedAxis& p : r.outputs[0]) p.fill.reset();
+  return r;
+}
+
 }  // namespace
 
 void register_gather_ops(OpRegistry& r) {
@@ -215,6 +267,7 @@ void register_gather_ops(OpRegistry& r) {
     def.attrs = {{"axis", AttrKind::kInt}};
     def.infer = infer_gather;
     def.reference = reference_gather;
+    def.padding = gather_padding;
     def.summary = "Selects slices of `data` along `axis` at the positions given by `indices`.";
     r.add(std::move(def));
   }
@@ -225,6 +278,7 @@ void register_gather_ops(OpRegistry& r) {
     def.attrs = {{"axis", AttrKind::kInt}};
     def.infer = infer_gather_elements;
     def.reference = reference_gather_elements;
+    def.padding = gather_elements_padding;
     def.summary =
         "Reads one element of `data` per index, replacing the `axis` coordinate by the index.";
     r.add(std::move(def));

@@ -238,6 +238,72 @@ Expected<std::vector<TensorData>> reference_nonzero(const Node&,
   return std::vector<TensorData>{std::move(out)};
 }
 
+// --- Padding rules ---------------------------------------------------------------------------
+
+int index_axis(const Node& node, int64_t fallback) {
+  return normalize_axis(node.attrs().get_int("axis", fallback), node.input(0)->rank()).value_or(0);
+}
+
+/// ArgMax / ArgMin / Hardmax along a padded axis: the lowest (highest) value there never wins,
+/// and ties go to the lower, valid, index. With select_last_index they would go to the padding.
+PaddingResult arg_padding(const PaddingQuery& q, bool is_max, bool keeps_axis) {
+  const Node& node = q.node();
+  const int rank = node.input(0)->rank(), axis = index_axis(node, keeps_axis ? -1 : 0);
+  std::vector<int> axis_map(rank);
+  const bool keepdims = keeps_axis || node.attrs().get_int("keepdims", 1) != 0;
+  for (int a = 0, o = 0; a < rank; ++a) {
+    if (a != axis) {
+      axis_map[a] = o++;
+      continue;
+    }
+    // Hardmax keeps the axis, padded as before; ArgMax's kept axis has extent 1.
+    axis_map[a] = keeps_axis ? o : -1;
+    if (keepdims) ++o;
+  }
+  PaddingResult r = PaddingResult::safe(map_padding(q.operand(0), axis_map));
+  for (PaddedAxis& p : r.outputs[0]) p.fill.reset();
+  if (const PaddedAxis* p = q.padded(0, axis)) {
+    if (node.attrs().get_int("select_last_index", 0) != 0)
+      return PaddingResult::unsafe(fmt::format(
+          "selects the last of equal values along the padded {}, which can be padding",
+          describe_padded_axis(*p)));
+    const DType t = node.input(0)->dtype();
+    r.mask(0, *p, axis, is_max ? lowest_value(t) : highest_value(t),
+           fmt::format("selects along the padded {}: the {} value there never wins a comparison",
+                       describe_padded_axis(*p), is_max ? "lowest" : "highest"));
+  }
+  return r;
+}
+
+/// TopK (largest) along a padded axis: with -inf in the padded positions, the K largest are
+/// valid elements as long as every size the bucket serves has K of them. The smallest K are not
+/// safe that way: a NaN sorts above the +inf a mask would write.
+PaddingResult topk_padding(const PaddingQuery& q) {
+  const Node& node = q.node();
+  const int axis = index_axis(node, -1);
+  if (!q.operand(1).empty()) return PaddingResult::unsafe("takes K from a padded tensor");
+  Padding kept;
+  for (const PaddedAxis& p : q.operand(0))
+    if (p.axis != axis) kept.push_back(PaddedAxis{p.axis, p.symbol, p.offset, std::nullopt});
+  PaddingResult r = PaddingResult::safe(kept);
+  r.outputs.push_back(kept);
+  const PaddedAxis* p = q.padded(0, axis);
+  if (!p) return r;
+  const int64_t k = node.output(0)->shape()[axis].value;
+  if (node.attrs().get_int("largest", 1) == 0)
+    return PaddingResult::unsafe(fmt::format(
+        "sorts the smallest elements along the padded {}: a NaN there sorts above any mask value",
+        describe_padded_axis(*p)));
+  if (k > q.first_padding(*p))
+    return PaddingResult::unsafe(fmt::format(
+        "takes the K = {} largest along the padded {}, but {} = {} leaves fewer valid elements",
+        k, describe_padded_axis(*p), p->symbol, q.range(p->symbol).min));
+  r.mask(0, *p, axis, lowest_value(node.input(0)->dtype()),
+         fmt::format("takes the K = {} largest along the padded {}: -inf there is never chosen", k,
+                     describe_padded_axis(*p)));
+  return r;
+}
+
 }  // namespace
 
 void register_index_ops(OpRegistry& r) {
@@ -251,6 +317,7 @@ void register_index_ops(OpRegistry& r) {
     def.reference = [is_max](const Node& node, const std::vector<const TensorData*>& in) {
       return reference_arg(node, in, is_max);
     };
+    def.padding = [is_max](const PaddingQuery& q) { return arg_padding(q, is_max, false); };
     def.traits.reduction = true;
     def.summary = is_max ? "Index of the largest element along `axis` (int64)."
                          : "Index of the smallest element along `axis` (int64).";
@@ -262,6 +329,7 @@ void register_index_ops(OpRegistry& r) {
     def.attrs = {{"axis", AttrKind::kInt}};
     def.infer = infer_hardmax;
     def.reference = reference_hardmax;
+    def.padding = [](const PaddingQuery& q) { return arg_padding(q, true, true); };
     def.summary = "1 at the first maximum along `axis`, 0 elsewhere.";
     r.add(std::move(def));
   }
@@ -273,6 +341,7 @@ void register_index_ops(OpRegistry& r) {
     def.attrs = {{"axis", AttrKind::kInt}, {"largest", AttrKind::kInt}, {"sorted", AttrKind::kInt}};
     def.infer = infer_topk;
     def.reference = reference_topk;
+    def.padding = topk_padding;
     def.summary =
         "The K largest (or smallest) elements along `axis` and their indices; K must be constant.";
     r.add(std::move(def));

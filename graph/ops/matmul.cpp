@@ -119,6 +119,62 @@ Expected<std::vector<TensorData>> matmul_reference(const Node& node,
   return std::vector<TensorData>{std::move(y)};
 }
 
+/// Batch axes broadcast like an elementwise op, M (of A) and N (of B) carry their padding to the
+/// result, and a contraction over a padded K needs zeros there in both operands: the padded one
+/// is masked, and the other too unless it is a constant of finite values (0 * inf is NaN).
+PaddingResult matmul_padding(const PaddingQuery& q) {
+  auto ms = matmul_shape(q.node());
+  if (!ms) return PaddingResult::unsafe(ms.status().message());
+  const int ra = q.node().input(0)->rank(), rb = q.node().input(1)->rank();
+  const int batch_rank = static_cast<int>(ms->batch.size());
+  const int a_k = ra - 1, b_k = ms->b_vector ? 0 : rb - 2;
+  Padding out;
+  auto add = [&](const PaddedAxis& p, int axis) -> bool {
+    for (const PaddedAxis& o : out) {
+      if (o.axis != axis) continue;
+      return o.symbol == p.symbol && o.offset == p.offset;
+    }
+    PaddedAxis r = p;
+    r.axis = axis;
+    r.fill.reset();
+    out.push_back(std::move(r));
+    return true;
+  };
+  for (int which = 0; which < 2; ++which) {
+    const Value* v = q.node().input(which);
+    const Shape& own_batch = which == 0 ? ms->a_batch : ms->b_batch;
+    for (const PaddedAxis& p : q.operand(which)) {
+      int axis = -1;
+      if (p.axis < static_cast<int>(own_batch.size())) {
+        // A batch axis reaches the result where it is not broadcast.
+        const int r = batch_rank - static_cast<int>(own_batch.size()) + p.axis;
+        if (v->shape()[p.axis] == ms->batch[r]) axis = r;
+      } else if (which == 0 && !ms->a_vector && p.axis == ra - 2) {
+        axis = batch_rank;
+      } else if (which == 1 && !ms->b_vector && p.axis == rb - 1) {
+        axis = batch_rank + (ms->a_vector ? 0 : 1);
+      }
+      if (axis >= 0 && !add(p, axis)) {
+        return PaddingResult::unsafe(fmt::format(
+            "combines operands padded differently along result axis {}", axis));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const PaddedAxis& x, const PaddedAxis& y) { return x.axis < y.axis; });
+  PaddingResult r = PaddingResult::safe(std::move(out));
+  const PaddedAxis* ka = q.padded(0, a_k);
+  const PaddedAxis* kb = q.padded(1, b_k);
+  if (ka && kb && (ka->symbol != kb->symbol || ka->offset != kb->offset))
+    return PaddingResult::unsafe("contracts operands padded differently along K");
+  if (const PaddedAxis* k = ka ? ka : kb) {
+    const std::string why = fmt::format("contracts over the padded {}: zeros there add nothing",
+                                         describe_padded_axis(*k));
+    if (ka || !is_finite_constant(q.node().input(0))) r.mask(0, *k, a_k, 0.0, why);
+    if (kb || !is_finite_constant(q.node().input(1))) r.mask(1, *k, b_k, 0.0, why);
+  }
+  return r;
+}
+
 }  // namespace
 
 void register_matmul_ops(OpRegistry& r) {
@@ -128,6 +184,11 @@ void register_matmul_ops(OpRegistry& r) {
   matmul.infer = infer_matmul;
   matmul.reference = matmul_reference;
   matmul.traits.accepts_epilogue = true;  // codegen/cpp/matmul_kernels.cpp applies it at the store
+  matmul.padding = matmul_padding;
+  matmul.flops = [](const Node& n) {  // 2 per multiply-add: result elements x K
+    auto ms = matmul_shape(n);
+    return ms ? 2 * element_count(n.output(0)->shape()).value_or(0) * ms->k.value : int64_t{0};
+  };
   matmul.summary = "matrix product with numpy semantics (vector promotion, batch broadcasting)";
   r.add(std::move(matmul));
 }

@@ -505,6 +505,89 @@ Expected<std::vector<TensorData>> reference_lrn(const Node& node,
   return std::vector<TensorData>{std::move(y)};
 }
 
+// --- Padding rules ---------------------------------------------------------------------------
+
+/// A normalisation whose statistics run over the axes in `over`: padding along one of them would
+/// enter the statistics (and their element count), which no neutral value fixes; padding along
+/// the other axes stays in its rows. Results 1.. (LayerNormalization's Mean and InvStdDev) keep
+/// the leading axes of X.
+PaddingResult statistics_padding(const PaddingQuery& q, const std::vector<bool>& over,
+                                 const char* what) {
+  for (const PaddedAxis& p : q.operand(0)) {
+    if (p.axis < static_cast<int>(over.size()) && over[p.axis]) {
+      return PaddingResult::unsafe(fmt::format(
+          "computes its {} over the padded {}: the padding would enter them", what,
+          describe_padded_axis(p)));
+    }
+  }
+  for (int i = 1; i < q.num_operands(); ++i) {
+    if (!q.operand(i).empty())
+      return PaddingResult::unsafe(fmt::format("has a padded parameter (operand {})", i));
+  }
+  PaddingResult r = PaddingResult::safe(q.operand(0));
+  for (PaddedAxis& p : r.outputs[0]) p.fill.reset();
+  for (int o = 1; o < q.node().num_outputs(); ++o) r.outputs.push_back(r.outputs[0]);
+  return r;
+}
+
+std::vector<bool> axes_from(int axis, int rank) {
+  std::vector<bool> over(rank, false);
+  for (int a = axis; a < rank; ++a) over[a] = true;
+  return over;
+}
+
+int attr_axis(const Node& node, int64_t fallback) {
+  const int rank = node.input(0)->rank();
+  return normalize_axis(node.attrs().get_int("axis", fallback), rank).value_or(0);
+}
+
+/// Softmax and LogSoftmax along a padded axis: -inf in the padded positions makes their
+/// exponentials 0, so the valid ones normalise among themselves; the results there are then 0
+/// (Softmax) or -inf (LogSoftmax).
+PaddingResult softmax_padding(const PaddingQuery& q, bool log) {
+  const int axis = attr_axis(q.node(), -1);
+  PaddingResult r = PaddingResult::safe(q.operand(0));
+  for (PaddedAxis& p : r.outputs[0]) p.fill.reset();
+  if (const PaddedAxis* p = q.padded(0, axis)) {
+    r.mask(0, *p, axis, -std::numeric_limits<double>::infinity(),
+           fmt::format("normalises along the padded {}: -inf there weighs nothing",
+                       describe_padded_axis(*p)));
+    for (PaddedAxis& o : r.outputs[0])
+      if (o.axis == axis) o.fill = log ? -std::numeric_limits<double>::infinity() : 0.0;
+  }
+  return r;
+}
+
+/// LpNormalization along a padded axis: zeros there add nothing to the norm.
+PaddingResult lp_norm_padding(const PaddingQuery& q) {
+  const int axis = attr_axis(q.node(), -1);
+  PaddingResult r = PaddingResult::safe(q.operand(0));
+  for (PaddedAxis& p : r.outputs[0]) p.fill.reset();
+  if (const PaddedAxis* p = q.padded(0, axis)) {
+    r.mask(0, *p, axis, 0.0,
+           fmt::format("takes the norm along the padded {}: zeros there add nothing",
+                       describe_padded_axis(*p)));
+    for (PaddedAxis& o : r.outputs[0])
+      if (o.axis == axis) o.fill = 0.0;
+  }
+  return r;
+}
+
+/// Inference BatchNormalization is per channel: only its channel axis must not be padded (its
+/// parameters have one value per channel). Training mode takes statistics over every other axis.
+PaddingResult batch_norm_padding(const PaddingQuery& q) {
+  const int rank = q.node().input(0)->rank();
+  std::vector<bool> over(rank, false);
+  over[bn_channel_axis(rank)] = true;
+  if (q.node().attrs().get_int("training_mode", 0) != 0) over.assign(rank, true);
+  PaddingResult r = statistics_padding(q, over, "per-channel statistics");
+  if (r.verdict == PaddingVerdict::kUnsafe) return r;
+  r.outputs.assign(q.node().num_outputs(), {});
+  r.outputs[0] = q.operand(0);
+  for (PaddedAxis& p : r.outputs[0]) p.fill.reset();
+  return r;
+}
+
 }  // namespace
 
 void register_norm_ops(OpRegistry& r) {
@@ -518,6 +601,7 @@ void register_norm_ops(OpRegistry& r) {
                  {"training_mode", AttrKind::kInt}};
     def.infer = infer_batch_norm;
     def.reference = reference_batch_norm;
+    def.padding = batch_norm_padding;
     def.summary =
         "Per-channel normalisation (channel axis 1); training_mode=1 uses batch statistics.";
     r.add(std::move(def));
@@ -532,6 +616,10 @@ void register_norm_ops(OpRegistry& r) {
         {"axis", AttrKind::kInt}, {"epsilon", AttrKind::kFloat}, {"stash_type", AttrKind::kInt}};
     def.infer = infer_layer_norm;
     def.reference = reference_layer_norm;
+    def.padding = [](const PaddingQuery& q) {
+      return statistics_padding(q, axes_from(attr_axis(q.node(), -1), q.node().input(0)->rank()),
+                                "mean and variance");
+    };
     def.summary = "Normalises over the axes from `axis` on; optional Mean and InvStdDev outputs.";
     r.add(std::move(def));
   }
@@ -544,6 +632,9 @@ void register_norm_ops(OpRegistry& r) {
                  {"stash_type", AttrKind::kInt}};
     def.infer = infer_group_norm;
     def.reference = reference_group_norm;
+    def.padding = [](const PaddingQuery& q) {
+      return statistics_padding(q, axes_from(1, q.node().input(0)->rank()), "group statistics");
+    };
     def.summary =
         "Normalises each group of adjacent channels per instance; scale and bias per channel.";
     r.add(std::move(def));
@@ -556,6 +647,10 @@ void register_norm_ops(OpRegistry& r) {
         {"axis", AttrKind::kInt}, {"epsilon", AttrKind::kFloat}, {"stash_type", AttrKind::kInt}};
     def.infer = infer_rms_norm;
     def.reference = reference_rms_norm;
+    def.padding = [](const PaddingQuery& q) {
+      return statistics_padding(q, axes_from(attr_axis(q.node(), -1), q.node().input(0)->rank()),
+                                "mean square");
+    };
     def.summary = "x / sqrt(mean(x^2) + epsilon) * scale over the axes from `axis` on.";
     r.add(std::move(def));
   }
@@ -565,6 +660,11 @@ void register_norm_ops(OpRegistry& r) {
     def.attrs = {{"axes", AttrKind::kInts}};
     def.infer = infer_mvn;
     def.reference = reference_mvn;
+    def.padding = [](const PaddingQuery& q) {
+      const int rank = q.node().input(0)->rank();
+      return statistics_padding(q, mvn_axes(q.node().attrs(), rank).value_or(std::vector<bool>(rank, true)),
+                                "mean and variance");
+    };
     def.summary = "(x - mean) / (std + 1e-9) over `axes` (default 0, 2, 3).";
     r.add(std::move(def));
   }
@@ -574,6 +674,7 @@ void register_norm_ops(OpRegistry& r) {
     def.attrs = {{"axis", AttrKind::kInt}, {"p", AttrKind::kInt}};
     def.infer = infer_lp_norm;
     def.reference = reference_lp_norm;
+    def.padding = lp_norm_padding;
     def.summary = "x / ||x||_p along one axis (p = 1 or 2); a zero norm gives zeros.";
     r.add(std::move(def));
   }
@@ -585,6 +686,7 @@ void register_norm_ops(OpRegistry& r) {
     def.reference = [log](const Node& node, const std::vector<const TensorData*>& in) {
       return reference_softmax(node, in, log);
     };
+    def.padding = [log](const PaddingQuery& q) { return softmax_padding(q, log); };
     def.summary =
         log ? "log(softmax(x)) along one axis." : "Softmax along one axis (max-subtracted).";
     r.add(std::move(def));
@@ -598,6 +700,11 @@ void register_norm_ops(OpRegistry& r) {
                  {"bias", AttrKind::kFloat}};
     def.infer = infer_lrn;
     def.reference = reference_lrn;
+    def.padding = [](const PaddingQuery& q) {
+      std::vector<bool> over(q.node().input(0)->rank(), false);
+      if (over.size() > 1) over[1] = true;
+      return statistics_padding(q, over, "window sums across channels");
+    };
     def.summary = "Local response normalisation across channels.";
     r.add(std::move(def));
   }

@@ -97,6 +97,9 @@ Expected<std::vector<TensorType>> infer_types(const Node& node) {
     if (!ctx.output_types()[i])
       return internal_error("{}: shape inference did not set output {}", node.describe(), i);
     out.push_back(*ctx.output_types()[i]);
+    // Padding is a content fact mask-padding sets; an op that copies an operand's type would
+    // otherwise carry the operand's facts onto a result they do not describe.
+    out.back().padding.clear();
   }
   return out;
 }
@@ -137,6 +140,14 @@ Expected<std::vector<TensorData>> evaluate_node(const Node& node,
                             i, out[i].type().to_string(), t.to_string());
   }
   return out;
+}
+
+int64_t node_flops(const Node& node) {
+  const OpDef* def = OpRegistry::instance().find(node.op());
+  if (def && def->flops) return def->flops(node);
+  if (def && (def->traits.view || def->traits.copies_bytes || def->traits.fold_from_types)) return 0;
+  const Value* counted = def && def->traits.reduction && node.input(0) ? node.input(0) : node.output(0);
+  return element_count(counted->shape()).value_or(0);
 }
 
 }  // namespace aotc

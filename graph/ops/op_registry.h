@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/ops/padding_rules.h"
 #include "graph/status.h"
 
 namespace aotc {
@@ -87,6 +88,9 @@ using ReferenceFn =
 /// Operands whose buffer the node's (single) result may take over when they die at the node.
 using InPlaceFn = std::function<std::vector<int>(const Node&)>;
 
+/// Floating-point operations of one run of a node with static shapes (see node_flops).
+using FlopsFn = std::function<int64_t(const Node&)>;
+
 struct OpDef {
   std::string name;
   int min_inputs = 1;
@@ -99,6 +103,11 @@ struct OpDef {
   OpTraits traits;
   /// May be empty: elementwise ops then get the default rule of in_place_operands().
   InPlaceFn in_place_operands;
+  /// How the op treats padded operands (graph/ops/padding_rules.h). May be empty: elementwise
+  /// ops then get elementwise_padding, others are unsafe with a padded operand.
+  PaddingFn padding;
+  /// Operations per run, for report.json (see node_flops). May be empty: the default counts.
+  FlopsFn flops;
   std::string summary;         ///< One line for docs and `aotc inspect`.
 };
 
@@ -127,6 +136,11 @@ Expected<std::vector<TensorType>> infer_types(const Node& node);
 /// elementwise op (not a view) offers the operands that have its result's shape and element
 /// size. The memory planner uses this; emitters must keep to it.
 std::vector<int> in_place_operands(const Node& node);
+/// The operations one run of `node` performs, as report.json counts them: 2 per multiply-add of
+/// the products (MatMul, Conv, ...: the op's flops hook), 0 for data movement (views and
+/// copies), one per input element for reductions and one per result element for the rest.
+int64_t node_flops(const Node& node);
+
 /// Runs the reference implementation on the node's constant inputs.
 Expected<std::vector<TensorData>> evaluate_node(const Node& node,
                                                 const std::vector<const TensorData*>& inputs);

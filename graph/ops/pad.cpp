@@ -188,6 +188,43 @@ Expected<PadPlan> resolve_pad(const Node& node) {
   return plan;
 }
 
+namespace {
+
+/// Padding a padded axis at its start shifts the padding (the constant or the first elements
+/// fill the new positions, as in the exact model); anything added at its end would land after
+/// the padding instead of after the valid data, and wrap mode reads the end: unsafe.
+PaddingResult pad_padding(const PaddingQuery& q) {
+  for (int i = 1; i < q.num_operands(); ++i)
+    if (!q.operand(i).empty())
+      return PaddingResult::unsafe(fmt::format("takes its pads or value from a padded tensor (operand {})", i));
+  auto plan = resolve_pad(q.node());
+  if (!plan) return PaddingResult::unsafe(plan.status().message());
+  Padding out;
+  for (const PaddedAxis& p : q.operand(0)) {
+    PaddedAxis r = p;
+    r.fill.reset();
+    if (plan->identity(p.axis)) {
+      out.push_back(std::move(r));
+      continue;
+    }
+    const int64_t begin = plan->begin[p.axis];
+    const bool reads_start_only =
+        plan->mode == PadMode::kConstant || plan->mode == PadMode::kEdge ||
+        (plan->mode == PadMode::kReflect && begin < q.first_padding(p));
+    if (plan->end[p.axis] != 0 || !reads_start_only) {
+      return PaddingResult::unsafe(fmt::format(
+          "pads the padded {} at its end or from its far side: the exact result puts that after "
+          "the valid data",
+          describe_padded_axis(p)));
+    }
+    r.offset += begin;
+    out.push_back(std::move(r));
+  }
+  return PaddingResult::safe(std::move(out));
+}
+
+}  // namespace
+
 void register_pad_ops(OpRegistry& r) {
   r.add(
       OpDef{.name = "Pad",
@@ -196,6 +233,7 @@ void register_pad_ops(OpRegistry& r) {
             .attrs = {{"mode", AttrKind::kString}},
             .infer = infer_pad,
             .reference = reference_pad,
+            .padding = pad_padding,
             .summary =
                 "Pads (or, with negative pads, crops) axes; modes constant, reflect, edge, wrap."});
 }

@@ -192,6 +192,32 @@ Expected<std::vector<TensorData>> global_pool_reference(const Node& node,
   return std::vector<TensorData>{std::move(y)};
 }
 
+PaddingResult window_pool_padding(const PaddingQuery& q) {
+  auto g = pool_window(q.node());
+  if (!g) return PaddingResult::unsafe(g.status().message());
+  return window_padding(q, *g, false);
+}
+
+/// Global pools reduce every spatial axis: a padded one gets -inf (max) or 0 and a rescale to
+/// the actual count (average).
+PaddingResult global_pool_padding(const PaddingQuery& q, PoolKind kind) {
+  Padding kept;
+  for (const PaddedAxis& p : q.operand(0))
+    if (p.axis < 2) kept.push_back(PaddedAxis{p.axis, p.symbol, p.offset, std::nullopt});
+  PaddingResult r = PaddingResult::safe(kept);
+  for (const PaddedAxis& p : q.operand(0)) {
+    if (p.axis < 2) continue;
+    if (kind == PoolKind::kAverage) {
+      if (r.rescale) return PaddingResult::unsafe("averages over two padded axes");
+      r.rescale = MeanRescale{p.symbol, p.offset, q.node().input(0)->shape()[p.axis].value};
+    }
+    r.mask(0, p, p.axis, kind == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0,
+           fmt::format("pools over the padded {}: the neutral element there changes nothing",
+                       describe_padded_axis(p)));
+  }
+  return r;
+}
+
 }  // namespace
 
 void register_pool_ops(OpRegistry& r) {
@@ -206,6 +232,7 @@ void register_pool_ops(OpRegistry& r) {
   max_pool.attrs = window_attrs;
   max_pool.attrs.push_back({"storage_order", AttrKind::kInt});
   max_pool.infer = infer_window_pool;
+  max_pool.padding = window_pool_padding;
   max_pool.reference = [](const Node& n, const std::vector<const TensorData*>& in) {
     return window_pool_reference(n, in, PoolKind::kMax);
   };
@@ -217,6 +244,7 @@ void register_pool_ops(OpRegistry& r) {
   avg_pool.attrs = window_attrs;
   avg_pool.attrs.push_back({"count_include_pad", AttrKind::kInt});
   avg_pool.infer = infer_window_pool;
+  avg_pool.padding = window_pool_padding;
   avg_pool.reference = [](const Node& n, const std::vector<const TensorData*>& in) {
     return window_pool_reference(n, in, PoolKind::kAverage);
   };
@@ -228,6 +256,7 @@ void register_pool_ops(OpRegistry& r) {
   lp_pool.attrs = window_attrs;
   lp_pool.attrs.push_back({"p", AttrKind::kInt});
   lp_pool.infer = infer_window_pool;
+  lp_pool.padding = window_pool_padding;
   lp_pool.reference = [](const Node& n, const std::vector<const TensorData*>& in) {
     return window_pool_reference(n, in, PoolKind::kLp);
   };
@@ -237,6 +266,7 @@ void register_pool_ops(OpRegistry& r) {
   OpDef gap;
   gap.name = "GlobalAveragePool";
   gap.infer = infer_global_pool;
+  gap.padding = [](const PaddingQuery& q) { return global_pool_padding(q, PoolKind::kAverage); };
   gap.reference = [](const Node& n, const std::vector<const TensorData*>& in) {
     return global_pool_reference(n, in, PoolKind::kAverage);
   };
@@ -246,6 +276,7 @@ void register_pool_ops(OpRegistry& r) {
   OpDef gmp;
   gmp.name = "GlobalMaxPool";
   gmp.infer = infer_global_pool;
+  gmp.padding = [](const PaddingQuery& q) { return global_pool_padding(q, PoolKind::kMax); };
   gmp.reference = [](const Node& n, const std::vector<const TensorData*>& in) {
     return global_pool_reference(n, in, PoolKind::kMax);
   };

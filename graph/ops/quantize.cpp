@@ -309,6 +309,21 @@ QuantGranularity quant_granularity(const Node& node) {
   return g;
 }
 
+namespace {
+
+/// With constant (unpadded) scales and zero points, every result element is its input element
+/// converted: padding stays in place.
+PaddingResult quantize_padding(const PaddingQuery& q) {
+  for (int i = 1; i < q.num_operands(); ++i)
+    if (!q.operand(i).empty())
+      return PaddingResult::unsafe(fmt::format("has a padded scale or zero point (operand {})", i));
+  Padding out = q.operand(0);
+  for (PaddedAxis& p : out) p.fill.reset();
+  return PaddingResult::safe(std::move(out));
+}
+
+}  // namespace
+
 void register_quantize_ops(OpRegistry& r) {
   {
     OpDef def;
@@ -322,6 +337,7 @@ void register_quantize_ops(OpRegistry& r) {
                  {"saturate", AttrKind::kInt}};
     def.infer = infer_quantize;
     def.reference = reference_quantize;
+    def.padding = quantize_padding;
     def.summary =
         "saturate(round_half_even(x / scale) + zero_point); per-tensor, per-axis or blocked.";
     r.add(std::move(def));
@@ -336,6 +352,7 @@ void register_quantize_ops(OpRegistry& r) {
                  {"output_dtype", AttrKind::kString}};
     def.infer = infer_dequantize;
     def.reference = reference_dequantize;
+    def.padding = quantize_padding;
     def.summary = "(x - zero_point) * scale; per-tensor, per-axis or blocked.";
     r.add(std::move(def));
   }

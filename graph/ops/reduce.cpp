@@ -214,6 +214,46 @@ Expected<std::vector<TensorData>> reference_reduce(const Node& node, const std::
   return std::vector<TensorData>{std::move(out)};
 }
 
+/// Padding along a kept axis stays where it is; a reduced padded axis gets the reduction's
+/// neutral element in its padded positions. A mean also divides by the bucket's extent, so its
+/// result is rescaled to the actual count.
+PaddingResult reduce_padding(const PaddingQuery& q, ReduceKind kind) {
+  const Node& node = q.node();
+  const int rank = node.input(0)->rank();
+  const TensorData* axes = node.input(1) ? node.input(1)->constant_data() : nullptr;
+  if (node.input(1) && !axes) return PaddingResult::unsafe("reduces over axes known only at run time");
+  auto reduced = reduced_axes(node, axes, rank);
+  if (!reduced) return PaddingResult::unsafe(reduced.status().message());
+  const bool keepdims = node.attrs().get_int("keepdims", 1) != 0;
+  std::vector<int> axis_map(rank, -1);
+  for (int a = 0, o = 0; a < rank; ++a) {
+    if (!(*reduced)[a]) axis_map[a] = o++;
+    else if (keepdims) ++o;  // kept with extent 1: nothing there is padding
+  }
+  PaddingResult r = PaddingResult::safe(map_padding(q.operand(0), axis_map));
+  const DType dtype = node.input(0)->dtype();
+  for (const PaddedAxis& p : q.operand(0)) {
+    if (!(*reduced)[p.axis]) continue;
+    double neutral = 0;
+    switch (kind) {
+      case ReduceKind::kMax: neutral = lowest_value(dtype); break;
+      case ReduceKind::kMin: neutral = highest_value(dtype); break;
+      case ReduceKind::kProd: neutral = 1; break;
+      case ReduceKind::kLogSumExp: neutral = -std::numeric_limits<double>::infinity(); break;
+      case ReduceKind::kMean:
+        if (!is_float(dtype)) return PaddingResult::unsafe("averages integers over a padded axis");
+        if (r.rescale) return PaddingResult::unsafe("averages over two padded axes");
+        r.rescale = MeanRescale{p.symbol, p.offset, node.input(0)->shape()[p.axis].value};
+        break;
+      default: break;
+    }
+    r.mask(0, p, p.axis, neutral,
+           fmt::format("reduces over the padded {}: the neutral element there changes nothing",
+                       describe_padded_axis(p)));
+  }
+  return r;
+}
+
 }  // namespace
 
 void register_reduce_ops(OpRegistry& r) {
@@ -229,6 +269,7 @@ void register_reduce_ops(OpRegistry& r) {
       return reference_reduce(node, in, kind);
     };
     def.traits.reduction = true;
+    def.padding = [kind](const PaddingQuery& q) { return reduce_padding(q, kind); };
     def.summary = op.summary;
     r.add(std::move(def));
   }

@@ -70,6 +70,27 @@ Expected<std::vector<TensorData>> reference_scan(const Node& node,
   return std::vector<TensorData>{std::move(y)};
 }
 
+/// A forward scan's valid results read only valid positions before them: safe. A reverse scan
+/// reads every position after them, padding included, unless the padded positions hold the
+/// neutral element (0 for CumSum, 1 for CumProd), which leaves every valid result exact.
+PaddingResult scan_padding(const PaddingQuery& q, bool product_scan) {
+  const Node& node = q.node();
+  if (!q.operand(1).empty()) return PaddingResult::unsafe("takes its axis from a padded tensor");
+  const TensorData* axis_data = node.input(1)->constant_data();
+  if (!axis_data) return PaddingResult::unsafe("scans along an axis known only at run time");
+  auto axis = scan_axis(node, *axis_data, node.input(0)->rank());
+  if (!axis) return PaddingResult::unsafe(axis.status().message());
+  PaddingResult r = PaddingResult::safe(q.operand(0));
+  for (PaddedAxis& p : r.outputs[0]) p.fill.reset();
+  const PaddedAxis* p = q.padded(0, *axis);
+  if (p && node.attrs().get_int("reverse", 0) != 0) {
+    r.mask(0, *p, *axis, product_scan ? 1.0 : 0.0,
+           fmt::format("scans the padded {} from its end: {} there leaves the valid results exact",
+                       describe_padded_axis(*p), product_scan ? "1" : "0"));
+  }
+  return r;
+}
+
 }  // namespace
 
 void register_scan_ops(OpRegistry& r) {
@@ -82,6 +103,7 @@ void register_scan_ops(OpRegistry& r) {
     def.reference = [product_scan](const Node& node, const std::vector<const TensorData*>& in) {
       return reference_scan(node, in, product_scan);
     };
+    def.padding = [product_scan](const PaddingQuery& q) { return scan_padding(q, product_scan); };
     def.summary = product_scan ? "Running product along a constant axis (exclusive, reverse)."
                                : "Running sum along a constant axis (exclusive, reverse).";
     r.add(std::move(def));

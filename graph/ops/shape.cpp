@@ -599,31 +599,39 @@ void register_shape_ops(OpRegistry& r) {
   r.add(OpDef{.name = "Reshape", .min_inputs = 2, .max_inputs = 2,
               .attrs = {{"allowzero", AttrKind::kInt}},
               .infer = infer_reshape, .reference = reference_data_movement, .traits = view,
+              .padding = reshape_padding,
               .summary = "Gives the data a new shape with the same element count (0 copies a dim, -1 infers one)."});
   r.add(OpDef{.name = "Transpose", .attrs = {{"perm", AttrKind::kInts}},
               .infer = infer_transpose, .reference = reference_data_movement, .traits = moves,
+              .padding = transpose_padding,
               .summary = "Permutes the axes (default: reverses them)."});
   r.add(OpDef{.name = "Concat", .min_inputs = 1, .max_inputs = -1,
               .attrs = {{"axis", AttrKind::kInt, true}},
               .infer = infer_concat, .reference = reference_data_movement, .traits = moves,
+              .padding = concat_padding,
               .summary = "Joins tensors along one axis."});
   r.add(OpDef{.name = "Slice", .min_inputs = 3, .max_inputs = 5,
               .infer = infer_slice, .reference = reference_data_movement, .traits = moves,
+              .padding = slice_padding,
               .summary = "Takes a strided box (starts, ends, axes, steps inputs; ONNX clamping)."});
   r.add(OpDef{.name = "Split", .min_inputs = 1, .max_inputs = 2, .min_outputs = 1, .max_outputs = -1,
               .attrs = {{"axis", AttrKind::kInt}, {"num_outputs", AttrKind::kInt}},
               .infer = infer_split, .reference = reference_data_movement, .traits = moves,
+              .padding = split_padding,
               .summary = "Cuts a tensor along one axis (split sizes input, or equal chunks)."});
   r.add(OpDef{.name = "Expand", .min_inputs = 2, .max_inputs = 2,
               .infer = infer_expand, .reference = reference_data_movement, .traits = moves,
+              .padding = expand_padding,
               .summary = "Broadcasts the input to a shape (bidirectionally, as numpy does)."});
   r.add(OpDef{.name = "Shape", .attrs = {{"start", AttrKind::kInt}, {"end", AttrKind::kInt}},
               .infer = infer_shape, .reference = reference_shape, .traits = from_types,
+              .padding = shape_of_padding,
               .summary = "The input's dims [start, end) as an int64 vector."});
   r.add(OpDef{.name = "Size",
               .infer = infer_size,
               .reference = reference_size,
               .traits = from_types,
+              .padding = shape_of_padding,
               .summary = "The input's element count as an int64 scalar."});
   r.add(OpDef{.name = "ConstantOfShape", .attrs = {{"value", AttrKind::kTensor}},
               .infer = infer_constant_of_shape, .reference = reference_constant_of_shape,

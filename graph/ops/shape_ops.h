@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/ops/padding_rules.h"
 #include "graph/status.h"
 
 namespace aotc {
@@ -56,5 +57,15 @@ struct NodeCopy {
   CopyBox box;
 };
 Expected<std::vector<NodeCopy>> data_movement_copies(const Node& node);
+
+/// The padding rules of the data-movement ops (graph/ops/shape_padding.cpp).
+PaddingResult reshape_padding(const PaddingQuery& q);
+PaddingResult transpose_padding(const PaddingQuery& q);
+PaddingResult concat_padding(const PaddingQuery& q);
+PaddingResult slice_padding(const PaddingQuery& q);
+PaddingResult split_padding(const PaddingQuery& q);
+PaddingResult expand_padding(const PaddingQuery& q);
+/// Shape and Size: unsafe when they read a padded extent.
+PaddingResult shape_of_padding(const PaddingQuery& q);
 
 }  // namespace aotc

@@ -141,4 +141,28 @@ Expected<std::vector<int64_t>> static_spatial_dims(const Node& node, const Shape
   return dims;
 }
 
+PaddingResult window_padding(const PaddingQuery& q, const WindowGeometry& g, bool mixes_channels) {
+  for (int i = 1; i < q.num_operands(); ++i)
+    if (!q.operand(i).empty())
+      return PaddingResult::unsafe(fmt::format("has a padded weight or bias (operand {})", i));
+  for (const PaddedAxis& p : q.operand(0)) {
+    if (p.axis == 1 && mixes_channels) {
+      return PaddingResult::unsafe(fmt::format("sums over the padded {}, its input channels",
+                                               describe_padded_axis(p)));
+    }
+    const int s = p.axis - 2;
+    if (s < 0) continue;
+    if (g.kernel[s] != 1 || g.strides[s] != 1 || g.pad_begin[s] != 0 || g.pad_end[s] != 0) {
+      return PaddingResult::unsafe(fmt::format(
+          "slides a window of {} taps (stride {}, pads {} and {}) along the padded {}: windows "
+          "at the end of the valid data would read padding",
+          g.kernel[s], g.strides[s], g.pad_begin[s], g.pad_end[s], describe_padded_axis(p)));
+    }
+  }
+  PaddingResult r = PaddingResult::safe(q.operand(0));
+  for (PaddedAxis& p : r.outputs[0]) p.fill.reset();
+  for (int o = 1; o < q.node().num_outputs(); ++o) r.outputs.push_back(r.outputs[0]);
+  return r;
+}
+
 }  // namespace aotc

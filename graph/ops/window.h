@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/ops/padding_rules.h"
 #include "graph/status.h"
 
 namespace aotc {
@@ -54,5 +55,12 @@ Expected<WindowGeometry> window_geometry(const Node& node, const std::vector<int
 /// The static spatial dims (dims 2..) of a value of shape N x C x spatial..., or an unsupported
 /// error naming the node when one of them is symbolic.
 Expected<std::vector<int64_t>> static_spatial_dims(const Node& node, const Shape& shape);
+
+/// The padding rule of the windowed ops (N x C x spatial...): the batch axis passes its padding
+/// through; so does a spatial axis whose window is one tap with stride 1 and no padding (each
+/// output reads the input at its own position). A wider window, a stride or padding along a
+/// padded axis reads across the end of the valid data: unsafe. `mixes_channels`: the op
+/// contracts over the channel axis (Conv), which must then not be padded.
+PaddingResult window_padding(const PaddingQuery& q, const WindowGeometry& g, bool mixes_channels);
 
 }  // namespace aotc

@@ -179,13 +179,15 @@ graph @twice(%x: f32[4x8]) -> (%y: f32[4x8]) {
   ASSERT_TRUE(b->module.has_value()) << b->module.status().message();
   const codegen::DeviceModule& m = *b->module;
   EXPECT_EQ(m.kernels.size(), 2u);  // one Relu, one Add
-  ASSERT_EQ(m.launches.size(), 3u);
-  EXPECT_EQ(m.launches[0].kernel, m.launches[1].kernel);
-  EXPECT_NE(m.launches[0].args[1].offset, m.launches[1].args[1].offset);
+  ASSERT_EQ(m.schedules.size(), 1u);  // a package of one size
+  const auto& launches = m.schedules[0].launches;
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_EQ(launches[0].kernel, launches[1].kernel);
+  EXPECT_NE(launches[0].args[1].offset, launches[1].args[1].offset);
   // The graph input is read from the io buffer, the output written there, the rest in the arena.
-  EXPECT_EQ(m.launches[0].args[0].buffer, codegen::DeviceBuffer::kIo);
-  EXPECT_EQ(m.launches[0].args[1].buffer, codegen::DeviceBuffer::kArena);
-  EXPECT_EQ(m.launches[2].args.back().buffer, codegen::DeviceBuffer::kIo);
+  EXPECT_EQ(launches[0].args[0].buffer, codegen::DeviceBuffer::kIo);
+  EXPECT_EQ(launches[0].args[1].buffer, codegen::DeviceBuffer::kArena);
+  EXPECT_EQ(launches[2].args.back().buffer, codegen::DeviceBuffer::kIo);
   // Each kernel's recorded line is where its definition starts in the source.
   for (const auto& k : m.kernels) {
     int line = 1;

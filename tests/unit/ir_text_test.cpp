@@ -289,5 +289,39 @@ TEST(IrText, DistributionRoundTrips) {
   expect_round_trip(*g);
 }
 
+// A bucketed graph: padding facts (offsets, fills, a quoted symbol) and length inputs print and
+// parse back, and verify() checks them against the shapes and the length inputs.
+TEST(IrText, PaddingFactsAndLengthInputsRoundTrip) {
+  const char* text =
+      "graph @g(%x: f32[2x16x8]pad(1:seq=0.0), %k: f32[1x19x8]pad(1:seq+3), "
+      "%q: f32[16x4]pad(0:\"max len\"=-inf), %seq: i64[] length(seq=9..16), "
+      "%len: i64[] length(\"max len\"=1..16)) -> (%y: f32[2x16x8]pad(1:seq)) {\n"
+      "  %y = Relu(%x) : f32[2x16x8]pad(1:seq)\n"
+      "  return %y\n}\n";
+  auto g = parse_ok(text);
+  ASSERT_TRUE(g);
+  ASSERT_EQ(g->length_inputs().size(), 2u);
+  EXPECT_EQ(g->length_inputs()[0].symbol, "seq");
+  EXPECT_EQ(g->length_inputs()[0].min, 9);
+  EXPECT_EQ(g->length_inputs()[0].max, 16);
+  EXPECT_EQ(g->inputs()[1]->type().padding, (Padding{PaddedAxis{1, "seq", 3, std::nullopt}}));
+  EXPECT_EQ(g->inputs()[2]->type().padding[0].fill, -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(print_type(g->outputs()[0]->type()), "f32[2x16x8]pad(1:seq)");
+  expect_round_trip(*g);
+}
+
+TEST(IrText, PaddingFactsThatContradictTheShapeFailVerification) {
+  // Extent 16 along axis 1, but the bucket of 'seq' is 8.
+  auto g = parse_ok("graph @g(%x: f32[2x16]pad(1:seq), %seq: i64[] length(seq=1..8)) -> (%x: f32[2x16]pad(1:seq)) {\n"
+                    "  return %x\n}\n");
+  ASSERT_TRUE(g);
+  Status s = g->verify();
+  EXPECT_NE(s.message().find("padding facts that do not fit its shape"), std::string::npos) << s.message();
+  EXPECT_NE(parse_error("graph @g(%x: f32[2x16]pad(2:seq)) -> () {\n  return\n}\n").find("a padded axis of f32[2x16] must be an integer in [0, 2)"),
+            std::string::npos);
+  EXPECT_NE(parse_error("graph @g(%s: i64[] length(seq=4..2)) -> () {\n  return\n}\n").find("1 <= MIN <= MAX"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace aotc

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -43,6 +44,8 @@ struct GoldenCase {
   std::string summary;   ///< The leading one-line comment.
   std::vector<Check> checks;
   bool expect_unchanged = false;
+  /// `// EXPECT-ERROR: text` lines: the pass fails with a message containing every text.
+  std::vector<std::string> expect_errors;
 };
 
 std::string trim(std::string s) {
@@ -74,7 +77,9 @@ std::vector<GoldenCase> read_cases(const fs::path& file) {
     if (directive("// CHECK:", Check::kCheck) || directive("// CHECK-NEXT:", Check::kNext) ||
         directive("// CHECK-NOT:", Check::kNot))
       continue;
-    if (t == "// EXPECT-UNCHANGED") {
+    if (t.rfind("// EXPECT-ERROR:", 0) == 0) {
+      c.expect_errors.push_back(trim(t.substr(strlen("// EXPECT-ERROR:"))));
+    } else if (t == "// EXPECT-UNCHANGED") {
       c.expect_unchanged = true;
     } else if (c.summary.empty() && !t.empty()) {
       c.summary = t.rfind("//", 0) == 0 ? trim(t.substr(2)) : "";
@@ -175,6 +180,149 @@ std::string compare_numerically(const Graph& before, const Graph& after, uint32_
   return "";
 }
 
+// ---- Bucketed graphs (mask-padding) ----
+//
+// A graph with a length input `%len: i64[] length(seq=MIN..MAX)` is compiled at bucket MAX and
+// runs for every actual size n in MIN..MAX, its inputs padded at the positions their `pad(...)`
+// facts name. Its outputs are only defined at their valid positions, so the check differs:
+//   - for n in {MIN, the middle, MAX}, the inputs get random valid data and NaN (floats) or
+//     random values (integers) in their padded positions, unless a fact names the fill; the
+//     rewritten graph's outputs at their valid positions must equal those of the graph run at
+//     the exact size n. When the case is written with symbolic dims (`?seq`), the text
+//     specialised to n is that exact graph; otherwise the input graph at n = MAX stands in (it
+//     then only checks that the masks change nothing when nothing is padded).
+
+/// `text` with every dim `?symbol` replaced by `extent`.
+std::string bind_symbol(std::string text, const std::string& symbol, int64_t extent) {
+  const std::string token = "?" + symbol;
+  for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at)) {
+    const size_t end = at + token.size();
+    const bool whole = end < text.size() && (text[end] == 'x' || text[end] == ']');
+    if (!whole) {
+      at = end;
+      continue;
+    }
+    text.replace(at, token.size(), std::to_string(extent));
+  }
+  return text;
+}
+
+struct LengthDecl {
+  std::string symbol;
+  int64_t min = 1, max = 1;
+};
+
+/// The first `length(SYMBOL=MIN..MAX)` declaration of a case, if any.
+std::optional<LengthDecl> length_decl(const std::string& text) {
+  const size_t at = text.find(" length(");
+  if (at == std::string::npos) return std::nullopt;
+  LengthDecl d;
+  const size_t eq = text.find('=', at), dots = text.find("..", at), close = text.find(')', at);
+  d.symbol = text.substr(at + 8, eq - at - 8);
+  d.min = std::stoll(text.substr(eq + 1, dots - eq - 1));
+  d.max = std::stoll(text.substr(dots + 2, close - dots - 2));
+  return d;
+}
+
+/// The valid extent of each axis of `type` at actual size n.
+std::vector<int64_t> valid_extents(const TensorType& type, int64_t n) {
+  std::vector<int64_t> extents = static_dims(type.shape);
+  for (const PaddedAxis& p : type.padding) extents[p.axis] = std::max<int64_t>(0, p.offset + n);
+  return extents;
+}
+
+/// Element `index` (row-major in `box`) of `data`, whose own dims may be larger.
+int64_t flat_index_in(const std::vector<int64_t>& dims, const std::vector<int64_t>& box, int64_t index) {
+  int64_t flat = 0, stride = 1;
+  for (int a = static_cast<int>(box.size()) - 1; a >= 0; --a) {
+    flat += (index % box[a]) * stride;
+    index /= box[a];
+    stride *= dims[a];
+  }
+  return flat;
+}
+
+std::string compare_bucketed(const std::string& case_text, const Graph& before, const Graph& after,
+                             uint32_t seed) {
+  const LengthDecl decl = *length_decl(case_text);
+  const bool symbolic = case_text.find("?" + decl.symbol) != std::string::npos;
+  std::mt19937 rng(seed);
+  for (int64_t n : {decl.min, (decl.min + decl.max) / 2, decl.max}) {
+    std::unique_ptr<Graph> exact_owner;
+    const Graph* exact = &before;
+    if (symbolic) {
+      auto parsed = parse_graph(bind_symbol(case_text, decl.symbol, n));
+      if (!parsed) return fmt::format("the case at {} = {} does not parse: {}", decl.symbol, n, parsed.status().message());
+      exact_owner = std::move(*parsed);
+      exact = exact_owner.get();
+    } else if (n != decl.max) {
+      continue;
+    }
+    std::vector<TensorData> exact_inputs, bucket_inputs;
+    for (size_t k = 0; k < after.inputs().size(); ++k) {
+      const Value* in = after.inputs()[k];
+      if (after.is_length_input(in)) {
+        TensorData len(DType::kInt64, {});
+        len.set_int64(0, n);
+        exact_inputs.push_back(len);
+        bucket_inputs.push_back(std::move(len));
+        continue;
+      }
+      const std::vector<int64_t> dims = static_dims(in->shape());
+      const std::vector<int64_t> valid = valid_extents(in->type(), n);
+      TensorData full(in->dtype(), dims), part(in->dtype(), valid);
+      for (int64_t i = 0; i < full.num_elements(); ++i) {
+        // Padded positions: NaN for floats (any leak shows), random for integers and booleans.
+        if (is_float(in->dtype())) full.set_double(i, std::nan(""));
+        else full.set_int64(i, std::uniform_int_distribution<int>(0, in->dtype() == DType::kBool ? 1 : 2)(rng));
+      }
+      // A fact that names a fill promises that value in the padded positions.
+      std::vector<int64_t> index(dims.size(), 0);
+      for (int64_t i = 0; i < full.num_elements(); ++i) {
+        int64_t rest = i;
+        for (int a = static_cast<int>(dims.size()) - 1; a >= 0; --a) {
+          index[a] = rest % dims[a];
+          rest /= dims[a];
+        }
+        for (const PaddedAxis& p : in->type().padding)
+          if (p.fill && index[p.axis] >= valid[p.axis]) full.set_double(i, *p.fill);
+      }
+      for (int64_t i = 0; i < part.num_elements(); ++i) {
+        const int64_t at = flat_index_in(dims, valid, i);
+        if (is_float(in->dtype())) part.set_double(i, std::uniform_real_distribution<double>(-2, 2)(rng));
+        else part.set_int64(i, std::uniform_int_distribution<int>(0, in->dtype() == DType::kBool ? 1 : 2)(rng));
+        if (is_float(in->dtype())) full.set_double(at, part.get_double(i));
+        else full.set_int64(at, part.get_int64(i));
+      }
+      exact_inputs.push_back(symbolic ? std::move(part) : full);
+      bucket_inputs.push_back(std::move(full));
+    }
+    // The exact graph has no length inputs of its own unless the text declares them.
+    std::vector<TensorData> exact_args;
+    for (size_t k = 0; k < exact->inputs().size(); ++k) exact_args.push_back(exact_inputs[k]);
+    auto want = interpret(*exact, exact_args);
+    if (!want) return fmt::format("the graph at {} = {} does not run: {}", decl.symbol, n, want.status().message());
+    auto got = interpret(after, bucket_inputs);
+    if (!got) return "the rewritten graph does not run: " + got.status().message();
+    for (size_t k = 0; k < want->size(); ++k) {
+      const TensorData &w = (*want)[k], &o = (*got)[k];
+      const std::vector<int64_t> valid = valid_extents(after.outputs()[k]->type(), n);
+      if (w.dims() != valid)
+        return fmt::format("output {} has valid extents {} at {} = {}, the exact graph {}", k,
+                           fmt::join(valid, "x"), decl.symbol, n, fmt::join(w.dims(), "x"));
+      const double rtol = tolerance(w.dtype());
+      for (int64_t i = 0; i < w.num_elements(); ++i) {
+        const double a = w.get_double(i), b = o.get_double(flat_index_in(o.dims(), valid, i));
+        if (std::isnan(a) && std::isnan(b)) continue;
+        if (!(std::fabs(a - b) <= rtol * std::max(1.0, std::fabs(a))))
+          return fmt::format("at {} = {}, output {} valid element {}: {} exactly, {} bucketed",
+                             decl.symbol, n, k, i, a, b);
+      }
+    }
+  }
+  return "";
+}
+
 std::string pass_name_of(const fs::path& file) {
   std::string n = file.stem().string();
   std::replace(n.begin(), n.end(), '_', '-');
@@ -204,11 +352,21 @@ TEST_P(PassGolden, Cases) {
     std::string where = fmt::format("{}:{}", file.filename().string(), c.first_line);
     SCOPED_TRACE(where + ": " + c.summary);
     EXPECT_NE(c.summary, "<missing>") << where << ": a case starts with a one-line '//' comment";
-    auto input = parse_graph(c.text);
+    // A bucketed case written with symbolic dims runs the pass at its bucket size.
+    std::string text = c.text;
+    if (auto decl = length_decl(text)) text = bind_symbol(text, decl->symbol, decl->max);
+    auto input = parse_graph(text);
     ASSERT_TRUE(input.has_value()) << where << ": " << input.status().message();
-    auto graph = parse_graph(c.text);
+    auto graph = parse_graph(text);
     ASSERT_TRUE(graph.has_value());
     auto result = run_named_pass(**graph, pass);
+    if (!c.expect_errors.empty()) {
+      ASSERT_FALSE(result.has_value()) << pass << " accepted a case that must fail";
+      for (const std::string& e : c.expect_errors)
+        EXPECT_NE(result.status().message().find(e), std::string::npos)
+            << "expected '" << e << "' in the message: " << result.status().message();
+      continue;
+    }
     ASSERT_TRUE(result.has_value()) << result.status().message();
     Status verified = (*graph)->verify();
     EXPECT_TRUE(verified.is_ok()) << "invalid graph after " << pass << ": " << verified.message();
@@ -222,7 +380,8 @@ TEST_P(PassGolden, Cases) {
     }
     std::string mismatch = run_checks(c.checks, printed, file.filename().string());
     EXPECT_EQ(mismatch, "") << "output was:\n" << printed;
-    std::string numeric = compare_numerically(**input, **graph, 1234);
+    std::string numeric = length_decl(c.text) ? compare_bucketed(c.text, **input, **graph, 1234)
+                                              : compare_numerically(**input, **graph, 1234);
     EXPECT_EQ(numeric, "") << "output was:\n" << printed;
   }
 }
@@ -308,12 +467,12 @@ TEST(Pipeline, PrintIrAfterNamesPassStepAndStatistics) {
   options.ir_out = &out;
   ASSERT_TRUE(run_pipeline(**g, options).is_ok());
   std::string text = out.str();
-  EXPECT_NE(text.find("// ----- IR after fold-constants (step 2 of 10): 1 nodes folded, 144 B of "
+  EXPECT_NE(text.find("// ----- IR after fold-constants (step 2 of 11): 1 nodes folded, 144 B of "
                       "constants created -----\n"
                       "graph @m("),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("// ----- IR after remove-dead-code (step 4 of 10): 4 constants removed"),
+  EXPECT_NE(text.find("// ----- IR after remove-dead-code (step 4 of 11): 4 constants removed"),
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("IR after fold-shapes"), std::string::npos) << text;
@@ -329,7 +488,7 @@ TEST(Pipeline, UnknownPrintIrAfterNameListsTheValidOnes) {
       s.message(),
       "unknown pass 'fold-everything' in --print-ir-after; valid names: all, fold-shapes, "
       "fold-constants, fold-batchnorm-into-conv, remove-dead-code, fuse-softmax, fuse-layer-norm, "
-      "fuse-rms-norm, fuse-gelu, fuse-epilogues, fuse-elementwise, legalize-layout");
+      "fuse-rms-norm, fuse-gelu, mask-padding, fuse-epilogues, fuse-elementwise, legalize-layout");
 }
 
 TEST(Pipeline, UnknownPassNameListsTheValidOnes) {

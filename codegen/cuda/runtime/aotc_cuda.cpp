@@ -42,9 +42,11 @@ struct aotc_cuda_state {
 
 namespace {
 
-/* Names launch `k` in messages: kernel, its place in the kernel source and the node. */
-void describe_launch(const aotc_device_module* m, int k, char* out, size_t size) {
-  const aotc_device_launch& l = m->launches[k];
+/* Names launch `k` of a schedule in messages: kernel, its place in the kernel source and the
+ * node. */
+void describe_launch(const aotc_device_module* m, const aotc_device_schedule* sch, int k, char* out,
+                     size_t size) {
+  const aotc_device_launch& l = sch->launches[k];
   const aotc_device_kernel& kernel = m->kernels[l.kernel];
   std::snprintf(out, size, "kernel %s (%s:%d) of node '%s'", kernel.name, m->source_file,
                 kernel.line, l.node);
@@ -183,14 +185,20 @@ extern "C" aotc_status aotc_cuda_open(const aotc_device_module* module, const vo
   return AOTC_OK;
 }
 
-extern "C" aotc_status aotc_cuda_run(aotc_cuda_state* s, const void* const* inputs,
+extern "C" aotc_status aotc_cuda_run(aotc_cuda_state* s, int schedule, const void* const* inputs,
                                      void* const* outputs) {
   if (s == nullptr) return AOTC_ERR_NULL_ARGUMENT;
   const aotc_device_module* m = s->module;
   s->error[0] = '\0';
+  if (schedule < 0 || schedule >= m->num_schedules) {
+    set_error(s->error, sizeof s->error, "%s has no schedule %d (it has %d)", m->name, schedule,
+              m->num_schedules);
+    return AOTC_ERR_MISMATCH;
+  }
+  const aotc_device_schedule* sch = &m->schedules[schedule];
   char where[512];
-  for (int k = 0; k < m->num_inputs; ++k) {
-    const aotc_device_span& in = m->inputs[k];
+  for (int k = 0; k < sch->num_inputs; ++k) {
+    const aotc_device_span& in = sch->inputs[k];
     if (in.bytes == 0) continue;
     cudaError_t e =
         cudaMemcpyAsync(s->buffers[in.buffer] + in.offset, inputs[k], static_cast<size_t>(in.bytes),
@@ -201,18 +209,18 @@ extern "C" aotc_status aotc_cuda_run(aotc_cuda_state* s, const void* const* inpu
       return fail_run(s, e);
     }
   }
-  for (int k = 0; k < m->num_launches; ++k) {
-    const aotc_device_launch& l = m->launches[k];
+  for (int k = 0; k < sch->num_launches; ++k) {
+    const aotc_device_launch& l = sch->launches[k];
     void* pointers[kMaxKernelArgs];
     void* args[kMaxKernelArgs];
     if (l.num_args > kMaxKernelArgs) {
-      describe_launch(m, k, where, sizeof where);
+      describe_launch(m, sch, k, where, sizeof where);
       set_error(s->error, sizeof s->error, "%s takes %d buffers, more than the glue's %d", where,
                 l.num_args, kMaxKernelArgs);
       return fail_run(s, cudaErrorInvalidValue);
     }
     for (int a = 0; a < l.num_args; ++a) {
-      const aotc_device_span& span = m->args[l.first_arg + a];
+      const aotc_device_span& span = sch->args[l.first_arg + a];
       pointers[a] = s->buffers[span.buffer] + span.offset;
       args[a] = &pointers[a];
     }
@@ -224,15 +232,15 @@ extern "C" aotc_status aotc_cuda_run(aotc_cuda_state* s, const void* const* inpu
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess && s->sync) e = cudaStreamSynchronize(s->stream);
     if (e != cudaSuccess) {
-      describe_launch(m, k, where, sizeof where);
+      describe_launch(m, sch, k, where, sizeof where);
       set_error(s->error, sizeof s->error, "%s failed for %s: %s",
                 s->sync ? "cudaLaunchKernel/cudaStreamSynchronize" : "cudaLaunchKernel", where,
                 cudaGetErrorString(e));
       return fail_run(s, e);
     }
   }
-  for (int k = 0; k < m->num_outputs; ++k) {
-    const aotc_device_span& out = m->outputs[k];
+  for (int k = 0; k < sch->num_outputs; ++k) {
+    const aotc_device_span& out = sch->outputs[k];
     if (out.bytes == 0) continue;
     cudaError_t e =
         cudaMemcpyAsync(outputs[k], s->buffers[out.buffer] + out.offset,
@@ -248,7 +256,7 @@ extern "C" aotc_status aotc_cuda_run(aotc_cuda_state* s, const void* const* inpu
     set_error(s->error, sizeof s->error,
               "cudaStreamSynchronize failed: %s while running the %d launches of %s (run with "
               "AOTC_CUDA_SYNC=1 to find the kernel)",
-              cudaGetErrorString(e), m->num_launches, m->name);
+              cudaGetErrorString(e), sch->num_launches, m->name);
     return status_of(e);
   }
   return AOTC_OK;

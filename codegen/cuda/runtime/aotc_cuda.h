@@ -37,8 +37,10 @@ aotc_status aotc_cuda_open(const aotc_device_module* module, const void* const* 
                            int min_arch, const void* weights, aotc_cuda_state** state, char* error,
                            size_t error_size);
 
-/* One run: inputs[k] and outputs[k] are host buffers of the sizes in module->inputs/outputs. */
-aotc_status aotc_cuda_run(aotc_cuda_state* state, const void* const* inputs, void* const* outputs);
+/* One run of schedule `schedule` (0 for a package of one size): inputs[k] and outputs[k] are host
+ * buffers of the sizes in its inputs and outputs. */
+aotc_status aotc_cuda_run(aotc_cuda_state* state, int schedule, const void* const* inputs,
+                          void* const* outputs);
 
 /* The description of the last failed run ("" when none). */
 const char* aotc_cuda_error(const aotc_cuda_state* state);

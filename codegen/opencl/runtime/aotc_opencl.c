@@ -24,7 +24,8 @@ struct aotc_opencl_state {
   cl_command_queue queue;
   cl_program program;
   cl_mem buffers[AOTC_DEVICE_NUM_BUFFERS];
-  cl_kernel* launch_kernels; /* one per launch, arguments set at open */
+  cl_kernel* launch_kernels; /* one per launch of every schedule, arguments set at open */
+  int num_launch_kernels;
   int sync;                  /* AOTC_OPENCL_SYNC: wait after every launch */
   char device_name[256];
   char error[AOTC_CL_ERROR_BYTES];
@@ -213,9 +214,11 @@ static aotc_status build_program(aotc_opencl_state* s, cl_device_id device, char
   return AOTC_OK;
 }
 
-/* Names launch `k` in messages: kernel, its place in the kernel source and the node. */
-static void describe_launch(const aotc_device_module* m, int k, char* out, size_t size) {
-  const aotc_device_launch* l = &m->launches[k];
+/* Names launch `k` of a schedule in messages: kernel, its place in the kernel source and the
+ * node. */
+static void describe_launch(const aotc_device_module* m, const aotc_device_schedule* sch, int k,
+                            char* out, size_t size) {
+  const aotc_device_launch* l = &sch->launches[k];
   const aotc_device_kernel* kernel = &m->kernels[l->kernel];
   snprintf(out, size, "kernel %s (%s:%d) of node '%s'", kernel->name, m->source_file, kernel->line,
            l->node);
@@ -223,31 +226,36 @@ static void describe_launch(const aotc_device_module* m, int k, char* out, size_
 
 static aotc_status prepare_launches(aotc_opencl_state* s, char* error, size_t size) {
   const aotc_device_module* m = s->module;
-  int k, a;
+  int total = 0, sc, k, a, at = 0;
   char where[512];
-  s->launch_kernels = (cl_kernel*)calloc(m->num_launches > 0 ? (size_t)m->num_launches : 1, sizeof(cl_kernel));
+  for (sc = 0; sc < m->num_schedules; ++sc) total += m->schedules[sc].num_launches;
+  s->launch_kernels = (cl_kernel*)calloc(total > 0 ? (size_t)total : 1, sizeof(cl_kernel));
   if (s->launch_kernels == NULL) {
-    set_error(error, size, "out of host memory for %d kernel objects", m->num_launches);
+    set_error(error, size, "out of host memory for %d kernel objects", total);
     return AOTC_ERR_OUT_OF_MEMORY;
   }
-  for (k = 0; k < m->num_launches; ++k) {
-    const aotc_device_launch* l = &m->launches[k];
-    cl_int e;
-    s->launch_kernels[k] = clCreateKernel(s->program, m->kernels[l->kernel].name, &e);
-    if (e != CL_SUCCESS) {
-      describe_launch(m, k, where, sizeof where);
-      set_error(error, size, "clCreateKernel failed for %s: %s (%d)", where, cl_error_name(e), (int)e);
-      return status_of(e);
-    }
-    for (a = 0; a < l->num_args; ++a) {
-      const aotc_device_span* span = &m->args[l->first_arg + a];
-      cl_ulong offset = (cl_ulong)span->offset;
-      e = clSetKernelArg(s->launch_kernels[k], (cl_uint)(2 * a), sizeof(cl_mem), &s->buffers[span->buffer]);
-      if (e == CL_SUCCESS) e = clSetKernelArg(s->launch_kernels[k], (cl_uint)(2 * a + 1), sizeof offset, &offset);
+  s->num_launch_kernels = total;
+  for (sc = 0; sc < m->num_schedules; ++sc) {
+    const aotc_device_schedule* sch = &m->schedules[sc];
+    for (k = 0; k < sch->num_launches; ++k, ++at) {
+      const aotc_device_launch* l = &sch->launches[k];
+      cl_int e;
+      s->launch_kernels[at] = clCreateKernel(s->program, m->kernels[l->kernel].name, &e);
       if (e != CL_SUCCESS) {
-        describe_launch(m, k, where, sizeof where);
-        set_error(error, size, "clSetKernelArg %d failed for %s: %s (%d)", a, where, cl_error_name(e), (int)e);
+        describe_launch(m, sch, k, where, sizeof where);
+        set_error(error, size, "clCreateKernel failed for %s: %s (%d)", where, cl_error_name(e), (int)e);
         return status_of(e);
+      }
+      for (a = 0; a < l->num_args; ++a) {
+        const aotc_device_span* span = &sch->args[l->first_arg + a];
+        cl_ulong offset = (cl_ulong)span->offset;
+        e = clSetKernelArg(s->launch_kernels[at], (cl_uint)(2 * a), sizeof(cl_mem), &s->buffers[span->buffer]);
+        if (e == CL_SUCCESS) e = clSetKernelArg(s->launch_kernels[at], (cl_uint)(2 * a + 1), sizeof offset, &offset);
+        if (e != CL_SUCCESS) {
+          describe_launch(m, sch, k, where, sizeof where);
+          set_error(error, size, "clSetKernelArg %d failed for %s: %s (%d)", a, where, cl_error_name(e), (int)e);
+          return status_of(e);
+        }
       }
     }
   }
@@ -361,16 +369,27 @@ fail:
   return st;
 }
 
-aotc_status aotc_opencl_run(aotc_opencl_state* s, const void* const* inputs, void* const* outputs) {
+aotc_status aotc_opencl_run(aotc_opencl_state* s, int schedule, const void* const* inputs,
+                            void* const* outputs) {
   const aotc_device_module* m;
+  const aotc_device_schedule* sch;
+  cl_kernel* kernels;
   int k;
   cl_int e;
   char where[512];
   if (s == NULL) return AOTC_ERR_NULL_ARGUMENT;
   m = s->module;
   s->error[0] = '\0';
-  for (k = 0; k < m->num_inputs; ++k) {
-    const aotc_device_span* in = &m->inputs[k];
+  if (schedule < 0 || schedule >= m->num_schedules) {
+    set_error(s->error, sizeof s->error, "%s has no schedule %d (it has %d)", m->name, schedule,
+              m->num_schedules);
+    return AOTC_ERR_MISMATCH;
+  }
+  sch = &m->schedules[schedule];
+  kernels = s->launch_kernels;
+  for (k = 0; k < schedule; ++k) kernels += m->schedules[k].num_launches;
+  for (k = 0; k < sch->num_inputs; ++k) {
+    const aotc_device_span* in = &sch->inputs[k];
     if (in->bytes == 0) continue;
     e = clEnqueueWriteBuffer(s->queue, s->buffers[in->buffer], CL_FALSE, (size_t)in->offset,
                              (size_t)in->bytes, inputs[k], 0, NULL, NULL);
@@ -381,18 +400,18 @@ aotc_status aotc_opencl_run(aotc_opencl_state* s, const void* const* inputs, voi
       return status_of(e);
     }
   }
-  for (k = 0; k < m->num_launches; ++k) {
-    const aotc_device_launch* l = &m->launches[k];
+  for (k = 0; k < sch->num_launches; ++k) {
+    const aotc_device_launch* l = &sch->launches[k];
     size_t global[3], local[3];
     int d;
     for (d = 0; d < 3; ++d) {
       global[d] = (size_t)l->global[d];
       local[d] = (size_t)l->local[d];
     }
-    e = clEnqueueNDRangeKernel(s->queue, s->launch_kernels[k], 3, NULL, global, local, 0, NULL, NULL);
+    e = clEnqueueNDRangeKernel(s->queue, kernels[k], 3, NULL, global, local, 0, NULL, NULL);
     if (e == CL_SUCCESS && s->sync) e = clFinish(s->queue);
     if (e != CL_SUCCESS) {
-      describe_launch(m, k, where, sizeof where);
+      describe_launch(m, sch, k, where, sizeof where);
       set_error(s->error, sizeof s->error, "%s failed for %s: %s (%d)",
                 s->sync ? "clEnqueueNDRangeKernel/clFinish" : "clEnqueueNDRangeKernel", where,
                 cl_error_name(e), (int)e);
@@ -400,8 +419,8 @@ aotc_status aotc_opencl_run(aotc_opencl_state* s, const void* const* inputs, voi
       return status_of(e);
     }
   }
-  for (k = 0; k < m->num_outputs; ++k) {
-    const aotc_device_span* out = &m->outputs[k];
+  for (k = 0; k < sch->num_outputs; ++k) {
+    const aotc_device_span* out = &sch->outputs[k];
     if (out->bytes == 0) continue;
     e = clEnqueueReadBuffer(s->queue, s->buffers[out->buffer], CL_FALSE, (size_t)out->offset,
                             (size_t)out->bytes, outputs[k], 0, NULL, NULL);
@@ -417,7 +436,7 @@ aotc_status aotc_opencl_run(aotc_opencl_state* s, const void* const* inputs, voi
     set_error(s->error, sizeof s->error,
               "clFinish failed: %s (%d) while running the %d launches of %s (run with "
               "AOTC_OPENCL_SYNC=1 to find the kernel)",
-              cl_error_name(e), (int)e, m->num_launches, m->name);
+              cl_error_name(e), (int)e, sch->num_launches, m->name);
     return status_of(e);
   }
   return AOTC_OK;
@@ -432,7 +451,7 @@ void aotc_opencl_close(aotc_opencl_state* s) {
   if (s == NULL) return;
   if (s->queue) clFinish(s->queue);
   if (s->launch_kernels) {
-    for (k = 0; k < s->module->num_launches; ++k)
+    for (k = 0; k < s->num_launch_kernels; ++k)
       if (s->launch_kernels[k]) clReleaseKernel(s->launch_kernels[k]);
     free(s->launch_kernels);
   }

@@ -4,7 +4,7 @@
  *   aotc_opencl_open   picks the device, builds the kernel source (a failure returns
  *                      AOTC_ERR_KERNEL_BUILD with the build log), allocates the device arena,
  *                      weights and io buffers once, uploads the weights once and prepares one
- *                      kernel object per launch with its arguments set;
+ *                      kernel object per launch of every schedule with its arguments set;
  *   aotc_opencl_run    copies the inputs in, enqueues every launch, copies the outputs out and
  *                      waits for the queue;
  *   aotc_opencl_close  releases everything.
@@ -34,8 +34,9 @@ typedef struct aotc_opencl_state aotc_opencl_state;
 aotc_status aotc_opencl_open(const aotc_device_module* module, const void* weights,
                              aotc_opencl_state** state, char* error, size_t error_size);
 
-/* One run: inputs[k] and outputs[k] are host buffers of the sizes in module->inputs/outputs. */
-aotc_status aotc_opencl_run(aotc_opencl_state* state, const void* const* inputs,
+/* One run of schedule `schedule` (0 for a package of one size): inputs[k] and outputs[k] are host
+ * buffers of the sizes in its inputs and outputs. */
+aotc_status aotc_opencl_run(aotc_opencl_state* state, int schedule, const void* const* inputs,
                             void* const* outputs);
 
 /* The description of the last failed run ("" when none). */
