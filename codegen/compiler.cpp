@@ -135,13 +135,18 @@ struct PlannedSchedule {
 };
 
 
-/// The schedules of a bucketed package must agree on the package's interface: the same inputs and
-/// outputs, padded along the same axes, with equal extents elsewhere.
+/// The schedules of a bucketed package must agree on the package's interface, which the
+/// dispatcher reads from the largest: the same inputs and outputs; along an axis the largest
+/// pads, every schedule's extent is the offset plus its bucket size, and every axis a schedule
+/// pads at the sizes it serves is one the largest pads; the other axes have equal extents.
 Status check_bucket_interface(const std::vector<std::string>& symbols,
                               const std::vector<PlannedSchedule>& schedules) {
-  const Graph& last = *schedules.back().graph;
+  const PlannedSchedule& largest = schedules.back();
   for (const PlannedSchedule& s : schedules) {
     const Graph& g = *s.graph;
+    auto size_of = [&](const std::string& symbol) {
+      return s.sizes[std::find(symbols.begin(), symbols.end(), symbol) - symbols.begin()];
+    };
     auto compare = [&](const std::vector<Value*>& a, const std::vector<Value*>& b, const char* kind) -> Status {
       if (a.size() != b.size())
         return internal_error("the schedule at {} has {} {}s, the largest {}", bucket_sizes_text(symbols, s.sizes),
@@ -149,25 +154,28 @@ Status check_bucket_interface(const std::vector<std::string>& symbols,
       for (size_t k = 0; k < a.size(); ++k) {
         const TensorType &x = a[k]->type(), &y = b[k]->type();
         bool same = a[k]->name() == b[k]->name() && x.dtype == y.dtype && x.rank() == y.rank();
-        std::vector<PaddedAxis> px = x.padding, py = y.padding;
-        for (PaddedAxis& p : px) p.fill.reset();
-        for (PaddedAxis& p : py) p.fill.reset();
-        same = same && px == py;
         for (int d = 0; same && d < x.rank(); ++d) {
-          bool padded = std::any_of(px.begin(), px.end(), [&](const PaddedAxis& p) { return p.axis == d; });
-          same = padded || x.shape[d] == y.shape[d];
+          auto padded_at = [d](const PaddedAxis& p) { return p.axis == d; };
+          auto in_largest = std::find_if(y.padding.begin(), y.padding.end(), padded_at);
+          auto here = std::find_if(x.padding.begin(), x.padding.end(), padded_at);
+          if (in_largest != y.padding.end()) {
+            same = x.shape[d].value == in_largest->offset + size_of(in_largest->symbol) &&
+                   (here == x.padding.end() || (here->symbol == in_largest->symbol && here->offset == in_largest->offset));
+          } else {
+            same = here == x.padding.end() && x.shape[d] == y.shape[d];
+          }
         }
         if (!same) {
           return unsupported("{} {} '{}' is {} at {} but {} at {}: its padding is not the same at every "
                              "bucket size",
                              kind, k, a[k]->name(), x.to_string(), bucket_sizes_text(symbols, s.sizes), y.to_string(),
-                             bucket_sizes_text(symbols, schedules.back().sizes));
+                             bucket_sizes_text(symbols, largest.sizes));
         }
       }
       return Status::ok();
     };
-    AOTC_RETURN_IF_ERROR(compare(codegen::interface_inputs(g), codegen::interface_inputs(last), "input"));
-    AOTC_RETURN_IF_ERROR(compare(g.outputs(), last.outputs(), "output"));
+    AOTC_RETURN_IF_ERROR(compare(codegen::interface_inputs(g), codegen::interface_inputs(*largest.graph), "input"));
+    AOTC_RETURN_IF_ERROR(compare(g.outputs(), largest.graph->outputs(), "output"));
   }
   return Status::ok();
 }
@@ -213,10 +221,12 @@ Expected<std::vector<PackageFile>> package_schedules(const std::vector<std::stri
   // One weights blob for every schedule: identical bytes (the same weight in every bucket, packed
   // the same way) are stored once. Weights the target's kernels read pre-packed are stored in
   // their packed layout.
+  // The largest schedule first, so that a constant computed from the length at a smaller size
+  // finds its larger version already stored and shares its leading bytes.
   WeightsBlobBuilder weights_builder(facts.alignment);
-  for (const PlannedSchedule& s : schedules) {
-    WeightImages images = target.weight_images(*s.graph);
-    AOTC_RETURN_IF_ERROR(weights_builder.add(*s.graph, images));
+  for (auto s = schedules.rbegin(); s != schedules.rend(); ++s) {
+    WeightImages images = target.weight_images(*s->graph);
+    AOTC_RETURN_IF_ERROR(weights_builder.add(*s->graph, images));
   }
   auto blob = std::make_shared<const std::vector<uint8_t>>(weights_builder.take_blob());
   const WeightsPlan& weights = weights_builder.plan();

@@ -142,6 +142,18 @@ void rescale_mean(Graph& g, Node* n, const MeanRescale& r) {
   mul->set_input(0, y);
 }
 
+/// The facts of `padding` the pass carries on: all but those on an axis of extent 1. Such an
+/// axis belongs to a bucket of 1, which never holds padding, and an extent-1 axis would make a
+/// Reshape's axis mapping ambiguous (BERT with batch 1 at seq=1 mapped the padded axis onto the
+/// batch axis). A fact on a wider axis stays even where its bucket serves one size only (batch=2
+/// of batch=1,2): it is what tells the dispatcher that the axis follows its symbol.
+Padding live_facts(const Padding& padding, const Shape& shape) {
+  Padding live;
+  for (const PaddedAxis& p : padding)
+    if (shape[p.axis].value > 1) live.push_back(p);
+  return live;
+}
+
 }  // namespace
 
 Expected<bool> mask_padding(Graph& graph, PassStatistics& stats) {
@@ -157,7 +169,7 @@ Expected<bool> mask_padding(Graph& graph, PassStatistics& stats) {
     std::vector<Padding> operands;
     bool padded = false;
     for (const Value* v : n->inputs()) {
-      operands.push_back(v ? v->type().padding : Padding{});
+      operands.push_back(v ? live_facts(v->type().padding, v->shape()) : Padding{});
       padded = padded || !operands.back().empty();
     }
     if (!padded) continue;
@@ -178,8 +190,9 @@ Expected<bool> mask_padding(Graph& graph, PassStatistics& stats) {
     }
     for (int o = 0; o < n->num_outputs(); ++o) {
       TensorType t = n->output(o)->type();
-      if (t.padding == r.outputs[o]) continue;
-      t.padding = r.outputs[o];
+      Padding facts = live_facts(r.outputs[o], t.shape);
+      if (t.padding == facts) continue;
+      t.padding = std::move(facts);
       n->output(o)->set_type(std::move(t));
       changed = true;
     }

@@ -222,6 +222,13 @@ uint64_t fnv1a64(const uint8_t* bytes, size_t n) {
   return h;
 }
 
+/// Runs are also found by their first kPrefixBytes bytes, under a key that a whole-run hash is
+/// unlikely to equal (every match is compared byte by byte anyway).
+constexpr int64_t kPrefixBytes = 64;
+uint64_t prefix_key(const uint8_t* bytes, int64_t size) {
+  return fnv1a64(bytes, static_cast<size_t>(std::min(size, kPrefixBytes))) ^ 0x9e3779b97f4a7c15ull;
+}
+
 }  // namespace
 
 Status WeightsBlobBuilder::place(const Value* v, const WeightImages& images) {
@@ -242,6 +249,18 @@ Status WeightsBlobBuilder::place(const Value* v, const WeightImages& images) {
       return Status::ok();
     }
   }
+  // The leading bytes of a stored run serve as well: a constant computed from the length at a
+  // smaller bucket (position embeddings [1, 16, H]) is the start of the same constant at a larger
+  // one ([1, 512, H]) when only its outermost axis grew.
+  const uint64_t lead = prefix_key(bytes, size);
+  if (size >= kPrefixBytes) {
+    for (const auto& [offset, stored_size] : stored_[lead]) {
+      if (stored_size >= size && std::memcmp(blob_.data() + offset, bytes, static_cast<size_t>(size)) == 0) {
+        plan_.offsets[v] = offset;
+        return Status::ok();
+      }
+    }
+  }
   const int64_t offset = align_up(plan_.total_bytes, alignment_);
   if (offset > std::numeric_limits<int64_t>::max() / 2 - size)
     return Status::error(ErrorKind::kResourceLimit, "the weights are too large to address");
@@ -250,6 +269,7 @@ Status WeightsBlobBuilder::place(const Value* v, const WeightImages& images) {
   plan_.offsets[v] = offset;
   plan_.total_bytes = offset + size;
   stored_[h].emplace_back(offset, size);
+  if (size >= kPrefixBytes) stored_[lead].emplace_back(offset, size);
   ++plan_.num_constants;
   return Status::ok();
 }

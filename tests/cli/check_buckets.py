@@ -7,7 +7,8 @@
     that divides by its length (read with Shape: a bucket would divide by the bucket size);
   - a package with buckets 2, 4, 8 of 'seq' (a Softmax and a mean over the padded axis, so both
     a -inf mask and a rescaled mean run) gives numpy's results at every size 1..8 through the
-    runner, which takes inputs of any size and writes outputs at that size;
+    runner, which takes inputs of any size and writes outputs at that size; so does a package
+    with two bucketed symbols (batch and seq, a schedule per combination);
   - sizes the package cannot run return error statuses and messages naming the symbol and the
     limit: above the largest bucket (the runner, and <name>_run_dims through a C driver, which
     must not touch the buffers), and inputs that disagree about the symbol.
@@ -37,6 +38,16 @@ def pool_model(path):
              helper.make_node("ReduceMean", ["a", "axes"], ["m"], name="mean", keepdims=0)]
     save(helper.make_graph(nodes, "pool", [t("a", ["seq", 4]), t("b", ["seq", 4])],
                            [t("y", ["seq", 4]), t("m", [4])], [axes]), path)
+
+
+def pair_model(path):
+    """Two symbols: y = Softmax(x, axis 1), s = ReduceSum(x, axis 1) for x f32[batch, seq]."""
+    t = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)  # noqa: E731
+    axes = numpy_helper.from_array(np.array([1], np.int64), "axes")
+    nodes = [helper.make_node("Softmax", ["x"], ["y"], name="softmax", axis=1),
+             helper.make_node("ReduceSum", ["x", "axes"], ["s"], name="sum", keepdims=0)]
+    save(helper.make_graph(nodes, "pair", [t("x", ["batch", "seq"])], [t("y", ["batch", "seq"]), t("s", ["batch"])],
+                           [axes]), path)
 
 
 def fixed_model(path):
@@ -191,6 +202,37 @@ def main():
                             "--output-dir", str(tmp / "o")], capture_output=True, text=True)
         expect(r.returncode == 1 and "input 1 'b' has seq = 5 at axis 0 but input 0 'a' has seq = 3" in r.stderr,
                "inputs that disagree about the symbol must be refused naming both", r)
+
+        # Two symbols, two bucket lists: a schedule per combination, each size picked on its own.
+        pair = tmp / "pair.onnx"
+        pair_model(pair)
+        pkg2 = tmp / "pair_pkg"
+        p = compile_with(pair, pkg2, "--buckets", "batch=1,2", "--buckets", "seq=2,4", "--name", "pair")
+        expect(p.returncode == 0, "a model with two bucketed symbols must compile", p)
+        if p.returncode == 0:
+            report_json = (pkg2 / "report.json").read_text()
+            expect('"symbols": ["batch", "seq"]' in report_json and report_json.count('"sizes": [') == 4,
+                   "report.json must list the two symbols and the 4 schedules")
+            subprocess.run(["cmake", "-S", str(pkg2), "-B", str(pkg2 / "build"), "-G", "Ninja",
+                            "-DCMAKE_BUILD_TYPE=Release"], check=True, capture_output=True)
+            subprocess.run(["ninja", "-C", str(pkg2 / "build")], check=True, capture_output=True)
+            for b, n in ((1, 1), (2, 3), (1, 4), (2, 2)):
+                x = rng.normal(size=(b, n)).astype(np.float32)
+                f = tmp / f"x{b}_{n}.pb"
+                f.write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
+                out = tmp / f"pair{b}_{n}"
+                r = subprocess.run([str(pkg2 / "build" / "pair_run"), "--input", str(f), "--output-dir", str(out)],
+                                   capture_output=True, text=True)
+                expect(r.returncode == 0, f"the two-symbol package must run batch = {b}, seq = {n}", r)
+                if r.returncode != 0:
+                    continue
+                e = np.exp(x - x.max(axis=1, keepdims=True))
+                for k, w in enumerate([e / e.sum(axis=1, keepdims=True), x.sum(axis=1)]):
+                    t = onnx.TensorProto()
+                    t.ParseFromString((out / f"output_{k}.pb").read_bytes())
+                    got = numpy_helper.to_array(t)
+                    expect(got.shape == w.shape and np.allclose(got, w, rtol=1e-5, atol=1e-6),
+                           f"batch = {b}, seq = {n}: output {k} is {got.shape}, numpy {w.shape}")
 
         driver = tmp / "driver.c"
         driver.write_text(C_DRIVER)

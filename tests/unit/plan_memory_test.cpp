@@ -202,6 +202,40 @@ TEST(PlanMemory, IdenticalConstantsShareWeights) {
   EXPECT_EQ(f, 4.0f);
 }
 
+// The graphs of a bucketed package share one blob: the same weight is stored once, and a constant
+// computed from the length at a smaller size ([2x16] rows of a table) reads the leading bytes
+// of its larger version ([8x16]) when that is stored first; other data is stored on its own.
+TEST(PlanMemory, GraphsShareWeightsAndLeadingBytes) {
+  auto graph_with = [](const std::vector<int64_t>& dims, float offset) {
+    auto g = std::make_unique<Graph>();
+    TensorData table(DType::kFloat32, dims), weight(DType::kFloat32, {16});
+    for (int64_t i = 0; i < table.num_elements(); ++i) table.set_double(i, static_cast<double>(i) + offset);
+    for (int64_t i = 0; i < 16; ++i) weight.set_double(i, 100.0 + static_cast<double>(i));
+    Value* t = g->add_constant("table", std::move(table));
+    Value* w = g->add_constant("weight", std::move(weight));
+    Node* n = g->add_node("Add", "add", {t, w}, {"y"});
+    n->output(0)->set_type(TensorType{DType::kFloat32, make_shape(dims)});
+    g->add_output(n->output(0));
+    return g;
+  };
+  auto large = graph_with({8, 16}, 0), small = graph_with({2, 16}, 0), other = graph_with({2, 16}, 0.5f);
+  WeightsBlobBuilder builder(kAlign);
+  ASSERT_TRUE(builder.add(*large).is_ok());
+  ASSERT_TRUE(builder.add(*small).is_ok());
+  ASSERT_TRUE(builder.add(*other).is_ok());
+  const WeightsPlan& plan = builder.plan();
+  auto at = [&](const Graph& g, const char* name) { return plan.offsets.at(g.find_value(name)); };
+  EXPECT_EQ(at(*small, "table"), at(*large, "table"));    // leading bytes
+  EXPECT_EQ(at(*small, "weight"), at(*large, "weight"));  // identical
+  EXPECT_NE(at(*other, "table"), at(*large, "table"));    // other values
+  EXPECT_EQ(plan.num_constants, 3);
+  std::vector<uint8_t> blob = builder.take_blob();
+  EXPECT_EQ(static_cast<int64_t>(blob.size()), plan.total_bytes);
+  float f;
+  std::memcpy(&f, blob.data() + at(*other, "table") + 4, 4);
+  EXPECT_EQ(f, 1.5f);
+}
+
 TEST(PlanMemory, SymbolicShapeNamesTheShapeFlag) {
   Graph g;
   Value* x = g.add_input("x", TensorType{DType::kFloat32, {Dim::symbolic("N"), Dim(4)}});
