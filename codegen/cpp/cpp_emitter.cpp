@@ -196,6 +196,7 @@ class CppModuleEmitter {
       AOTC_INTERNAL_ASSERT(!writable, "input '{}' is written", v.name());
       return it->second;
     }
+    std::string type = (writable ? "" : "const ") + c_type(v) + "*";
     if (v.is_constant()) {
       return fmt::format("reinterpret_cast<{}>(weights + {})", type, spec_.weights.offsets.at(&v));
     }
