@@ -1,26 +1,40 @@
 #!/usr/bin/env python3
-"""Times aotc packages against onnxruntime on the benchmark models, in the same run.
+"""Times aotc packages, untuned and tuned, against onnxruntime on the benchmark models, in the
+same run.
 
 One command (from the repository root, after building aotc):
 
     python3 bench/run.py                       # all models, 1 and 2 threads, target host
     python3 bench/run.py --models resnet50 --threads 1 --rounds 5
+    python3 bench/run.py --models holdout      # the hold-out set of issue 26
 
 For each model of models/ at its benchmark size it
   1. builds the ONNX model with its builder (cached in --work; same seed, same bytes);
-  2. compiles it with `aotc compile --target T --threads N` for each thread count and builds all
-     packages in one CMake super-project (Release);
-  3. measures, in rounds that alternate between the two, the aotc runner (`--bench RUNS`, the
-     median of RUNS timed runs after one untimed run) and an onnxruntime session on the same
-     inputs (all graph optimisations, intra-op threads N, the median of RUNS runs after one
-     warm-up, then a 0.2 s pause so that its spinning workers are asleep before aotc runs);
-  4. prints a Markdown table: the median over rounds of each, their ratio (below 1: aotc is
-     faster) and the percent of this machine's fp32 FMA peak each reaches (GFLOP counted from the
-     model's Conv, MatMul and Gemm nodes; the peak measured by bench/fma_peak.cpp at the same
-     thread count).
+  2. tunes it on this machine, `aotc tune --threads 1,2 --budget S -o WORK/tuning/MODEL.json`
+     (the file is kept: a later run reuses its records and tunes nothing again, and says so;
+     --retune starts it afresh), and notes the seconds the tuning took;
+  3. compiles it with `aotc compile --target T --threads N` for each thread count, untuned (the
+     cost model alone) and with --tuning, and builds all packages in one CMake super-project
+     (Release);
+  4. measures, in rounds that rotate the order of the three, the untuned and the tuned runner
+     (`--bench RUNS`, the median of RUNS timed runs after one untimed run) and an onnxruntime
+     session on the same inputs (all graph optimisations, intra-op threads N, the median of RUNS
+     runs after one warm-up, then a 0.2 s pause so that its spinning workers are asleep before
+     aotc runs);
+  5. prints a Markdown table: the medians over rounds, the ratios to onnxruntime (below 1: aotc
+     is faster), the percent of this machine's fp32 FMA peak the tuned package reaches (GFLOP
+     counted from the model's Conv, MatMul and Gemm nodes; the peak measured by
+     bench/fma_peak.cpp at the same thread count) and the tuning time; above it the machine
+     (`aotc targets`: CPU, ISA, FMA rates), onnxruntime's version and the load averages (uptime)
+     before and after.
 The machine is shared, so every figure is a median, and the peak is the best of short runs
 before and after the timings.
 Speed is reported here, never asserted.
+
+The hold-out set (--models holdout): ResNet-50, SqueezeNet 1.1, Inception-v2 (BN-Inception), a
+two-layer Llama decoding step at TinyLlama width and a MiniLM-L6-H384 encoder (sequence 128): the
+CNNs, encoders and decoder block on which the packages tuned by hand for one AMD Zen 4 were
+measured on an Intel Xeon (issue 26).
 """
 import argparse
 import dataclasses
@@ -40,10 +54,12 @@ from onnx import shape_inference
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "models"))
 import bert  # noqa: E402
+import inception_v2  # noqa: E402
 import llama  # noqa: E402
 import mlp  # noqa: E402
 import mobilenet_v2  # noqa: E402
 import resnet50  # noqa: E402
+import squeezenet  # noqa: E402
 from builder import save, write_inputs  # noqa: E402
 
 # name -> (builder module, overrides of its 'full' configuration, what the row measures)
@@ -53,7 +69,14 @@ MODELS = {
     "bert": (bert, {}, "BERT-base encoder, sequence 128, batch 1"),
     "llama": (llama, dict(layers=1), "Llama decoder block (TinyLlama width), one decoding step"),
     "mlp": (mlp, {}, "MLP 784-1024x3-10, batch 64"),
+    "squeezenet": (squeezenet, {}, "SqueezeNet 1.1, 224x224, batch 1"),
+    "inception_v2": (inception_v2, {}, "Inception-v2 (BN-Inception), 224x224, batch 1"),
+    "llama2": (llama, {}, "two Llama decoder blocks (TinyLlama width), one decoding step"),
+    "minilm": (bert, dict(hidden=384, layers=6, heads=12, intermediate=1536),
+               "MiniLM-L6-H384 encoder, sequence 128, batch 1"),
 }
+# The hold-out set of issue 26 (CNNs, encoders and a decoder block measured on an Intel Xeon).
+HOLDOUT = ["resnet50", "squeezenet", "inception_v2", "llama2", "minilm"]
 
 
 def log(msg):
@@ -118,11 +141,6 @@ def measure_peak(work, threads):
     return peak, out.strip().replace("\n", "; ")
 
 
-def aotc_supports_threads(aotc):
-    help_text = subprocess.run([str(aotc), "compile", "--help"], capture_output=True, text=True).stdout
-    return "--threads" in help_text
-
-
 def build_models(names, work, rebuild):
     built = {}
     for k, name in enumerate(names):
@@ -141,7 +159,31 @@ def build_models(names, work, rebuild):
     return built
 
 
-def compile_packages(aotc, target, built, threads, work, with_threads):
+def tune_models(aotc, target, built, threads, work, budget, retune):
+    """`aotc tune` per model into WORK/tuning/MODEL.json; {name: (file, seconds, summary)}.
+    A file from an earlier run is kept and its kernels are not timed again (seconds then covers
+    only what was left), unless `retune`."""
+    tuned = {}
+    (work / "tuning").mkdir(parents=True, exist_ok=True)
+    for name, (path, _, _, _) in built.items():
+        out = work / "tuning" / f"{name}.json"
+        if retune and out.exists():
+            out.unlink()
+        cmd = [str(aotc), "tune", str(path), "--target", target, "--threads", ",".join(map(str, threads)),
+               "--budget", str(budget), "-o", str(out), "--quiet"]
+        t0 = time.time()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        seconds = time.time() - t0
+        if p.returncode != 0:
+            sys.exit(f"bench: aotc tune of {name} failed: {p.stderr.strip()}")
+        summary = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
+        log(f"bench: tuned {name} in {seconds:.0f} s: {summary}")
+        tuned[name] = (out, seconds, summary)
+    return tuned
+
+
+def compile_packages(aotc, target, built, threads, work, tuned):
+    """Packages NAME_tT (the cost model alone) and NAME_tT_tuned (with the model's tuning file)."""
     pkgs = work / "pkgs"
     if pkgs.exists():
         shutil.rmtree(pkgs)
@@ -149,17 +191,20 @@ def compile_packages(aotc, target, built, threads, work, with_threads):
     names = []
     for name, (path, _, _, _) in built.items():
         for t in threads:
-            pkg = f"{name}_t{t}"
-            cmd = [str(aotc), "compile", str(path), "--target", target, "-o", str(pkgs / pkg),
-                   "--name", pkg]
-            if with_threads:
-                cmd += ["--threads", str(t)]
-            t0 = time.time()
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode != 0:
-                sys.exit(f"bench: aotc compile of {name} failed: {p.stderr.strip()}")
-            log(f"bench: compiled {pkg} ({time.time() - t0:.0f} s)")
-            names.append(pkg)
+            for variant in ("", "_tuned"):
+                pkg = f"{name}_t{t}{variant}"
+                cmd = [str(aotc), "compile", str(path), "--target", target, "-o", str(pkgs / pkg),
+                       "--name", pkg, "--threads", str(t)]
+                if variant:
+                    cmd += ["--tuning", str(tuned[name][0])]
+                t0 = time.time()
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                if p.returncode != 0:
+                    sys.exit(f"bench: aotc compile of {name} failed: {p.stderr.strip()}")
+                if "warning" in p.stderr:
+                    log(f"bench: {pkg}: {p.stderr.strip()}")
+                log(f"bench: compiled {pkg} ({time.time() - t0:.0f} s)")
+                names.append(pkg)
     (work / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.16)\nproject(aotc_bench C CXX)\n" +
         "".join(f"add_subdirectory(pkgs/{n} {n})\n" for n in names))
@@ -171,6 +216,21 @@ def compile_packages(aotc, target, built, threads, work, with_threads):
         (work / "build.log").write_text(b.stdout + b.stderr)
         sys.exit(f"bench: packages did not build; see {work / 'build.log'}")
     log(f"bench: packages built ({time.time() - t0:.0f} s)")
+
+
+def machine_description(aotc, target):
+    """The target's machine lines of `aotc targets` (cpu, isa, FMA rates, caches)."""
+    out = subprocess.run([str(aotc), "targets"], capture_output=True, text=True).stdout
+    if "\n" + target + "\n" not in "\n" + out:
+        return target
+    block = ("\n" + out).split("\n" + target + "\n", 1)[1].split("\n  dtypes", 1)[0]
+    keep = [line.strip() for line in block.splitlines()
+            if line.strip().startswith(("cpu:", "isa:", "vector FMA", "memory:", "the machine"))]
+    return "; ".join(keep)
+
+
+def load_average():
+    return os.getloadavg()
 
 
 def time_aotc(work, pkg, files, runs):
@@ -216,14 +276,17 @@ def main():
     ap.add_argument("--aotc", default=str(ROOT / "build" / "aotc"))
     ap.add_argument("--target", default="host")
     ap.add_argument("--work", default=str(ROOT / "build" / "bench"))
-    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ", ".join(MODELS))
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help="comma-separated subset of: " + ", ".join(MODELS) + "; or 'holdout' for " + ", ".join(HOLDOUT))
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
-    ap.add_argument("--rounds", type=int, default=3, help="alternating aotc/ORT rounds per row")
+    ap.add_argument("--rounds", type=int, default=3, help="rotating untuned/tuned/ORT rounds per row")
     ap.add_argument("--seconds", type=float, default=1.0, help="target time of one measurement")
+    ap.add_argument("--tune-budget", type=float, default=600, help="seconds `aotc tune` may take per model")
+    ap.add_argument("--retune", action="store_true", help="tune again from scratch (else earlier files are reused)")
     ap.add_argument("--rebuild-models", action="store_true")
     args = ap.parse_args()
 
-    names = [m for m in args.models.split(",") if m]
+    names = HOLDOUT if args.models == "holdout" else [m for m in args.models.split(",") if m]
     unknown = [m for m in names if m not in MODELS]
     if unknown:
         ap.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
@@ -232,11 +295,12 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
 
     import onnxruntime as ort
+    load_before = load_average()
     peak, peak_text = measure_peak(work, threads)
     log(f"bench: fp32 FMA peak (GFLOP/s, isa threads value): {peak_text}")
     built = build_models(names, work, args.rebuild_models)
-    with_threads = aotc_supports_threads(aotc)
-    compile_packages(aotc, args.target, built, threads, work, with_threads)
+    tuned = tune_models(aotc, args.target, built, threads, work, args.tune_budget, args.retune)
+    compile_packages(aotc, args.target, built, threads, work, tuned)
 
     rows = []
     for name, (path, inputs, files, gflop) in built.items():
@@ -246,18 +310,21 @@ def main():
             # Size each measurement to about --seconds, from one run of each.
             probe = max(time_aotc(work, pkg, files, 1), time_ort(sess, inputs, 1))
             runs = int(min(200, max(3, args.seconds * 1e3 / max(probe, 1e-3))))
-            a_ms, o_ms = [], []
+            timers = {
+                "untuned": lambda: time_aotc(work, pkg, files, runs),
+                "tuned": lambda: time_aotc(work, pkg + "_tuned", files, runs),
+                "ort": lambda: time_ort(sess, inputs, runs),
+            }
+            ms = {k: [] for k in timers}
+            order = list(timers)
             for r in range(args.rounds):
-                # Alternate which goes first, so drift in the machine's load hits both alike.
-                if r % 2 == 0:
-                    a_ms.append(time_aotc(work, pkg, files, runs))
-                    o_ms.append(time_ort(sess, inputs, runs))
-                else:
-                    o_ms.append(time_ort(sess, inputs, runs))
-                    a_ms.append(time_aotc(work, pkg, files, runs))
-            a, o = statistics.median(a_ms), statistics.median(o_ms)
-            log(f"bench: {pkg}: aotc {a:.2f} ms {a_ms}, ORT {o:.2f} ms {o_ms}")
-            rows.append((name, t, gflop, a, o))
+                # Rotate which goes first, so drift in the machine's load hits all three alike.
+                for k in order[r % 3:] + order[:r % 3]:
+                    ms[k].append(timers[k]())
+            med = {k: statistics.median(v) for k, v in ms.items()}
+            log(f"bench: {pkg}: untuned {med['untuned']:.2f} ms {ms['untuned']}, tuned {med['tuned']:.2f} ms "
+                f"{ms['tuned']}, ORT {med['ort']:.2f} ms {ms['ort']}")
+            rows.append((name, t, gflop, med["untuned"], med["tuned"], med["ort"]))
             del sess
 
     # The peak again after the timings, keeping each thread count's best: one measurement can
@@ -266,16 +333,23 @@ def main():
     peak_after, peak_after_text = measure_peak(work, threads)
     log(f"bench: fp32 FMA peak after the timings: {peak_after_text}")
     peak = {t: max(peak[t], peak_after[t]) for t in peak}
-    print(f"aotc target `{args.target}`{'' if with_threads else ' (no --threads support: packages are single-threaded)'}, "
-          f"onnxruntime {ort.__version__}; medians of {args.rounds} alternating rounds; "
-          f"peak fp32 FMA GFLOP/s: " + ", ".join(f"{peak[t]:.0f} at {t} thread{'s' if t > 1 else ''}" for t in threads))
+    load_after = load_average()
+    print(f"machine: {machine_description(aotc, args.target)}")
+    print(f"aotc target `{args.target}`, onnxruntime {ort.__version__}; medians of {args.rounds} rotating rounds; "
+          f"peak fp32 FMA GFLOP/s: " + ", ".join(f"{peak[t]:.0f} at {t} thread{'s' if t > 1 else ''}" for t in threads)
+          + f"; load average (1, 5, 15 min) {' '.join(f'{x:.2f}' for x in load_before)} before, "
+          f"{' '.join(f'{x:.2f}' for x in load_after)} after")
     print()
-    print("| model | GFLOP | threads | aotc ms | ORT ms | aotc/ORT | aotc % of peak | ORT % of peak |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, t, gflop, a, o in rows:
+    print("| model | GFLOP | threads | untuned ms | tuned ms | ORT ms | untuned/ORT | tuned/ORT | tuned % of peak "
+          "| tuning s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, t, gflop, u, a, o in rows:
         pa = 100 * gflop / (a / 1e3) / peak[t]
-        po = 100 * gflop / (o / 1e3) / peak[t]
-        print(f"| {name} | {gflop:.2f} | {t} | {a:.2f} | {o:.2f} | {a / o:.2f} | {pa:.0f}% | {po:.0f}% |")
+        print(f"| {name} | {gflop:.2f} | {t} | {u:.2f} | {a:.2f} | {o:.2f} | {u / o:.2f} | {a / o:.2f} | {pa:.0f}% "
+              f"| {tuned[name][1]:.0f} |")
+    print()
+    for name in built:
+        print(f"- {name}: {tuned[name][2]}")
     return 0
 
 

@@ -17,6 +17,7 @@
 #include "codegen/package_api.h"
 #include "graph/ops/op_registry.h"
 #include "passes/plan_memory.h"
+#include "targets/tuning.h"
 
 namespace aotc {
 namespace fs = std::filesystem;
@@ -225,7 +226,7 @@ Expected<std::vector<PackageFile>> package_schedules(const std::vector<std::stri
   // finds its larger version already stored and shares its leading bytes.
   WeightsBlobBuilder weights_builder(facts.alignment);
   for (auto s = schedules.rbegin(); s != schedules.rend(); ++s) {
-    WeightImages images = target.weight_images(*s->graph);
+    WeightImages images = target.weight_images(*s->graph, options.threads);
     AOTC_RETURN_IF_ERROR(weights_builder.add(*s->graph, images));
   }
   auto blob = std::make_shared<const std::vector<uint8_t>>(weights_builder.take_blob());
@@ -401,6 +402,15 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
                          options.threads, options.target);
   }
 
+  if (options.pipeline.nchwc_block != 0) {
+    const TargetFacts& f = target.facts();
+    if (f.nchwc_block == 0)
+      return invalid_model("--nchwc-block {}: target {} keeps every image row-major (no NCHWc kernels)",
+                           options.pipeline.nchwc_block, options.target);
+    if (options.pipeline.nchwc_block != 8 && !(options.pipeline.nchwc_block == 16 && f.vector_bits >= 512))
+      return invalid_model("--nchwc-block {}: target {} has NCHWc blocks of 8 channels{}",
+                           options.pipeline.nchwc_block, options.target, f.vector_bits >= 512 ? " or 16" : "");
+  }
   if (options.profile && target.facts().emitter != "cpp") {
     return invalid_model("--profile times the kernels of the C++ CPU targets; {} packages run "
                          "their kernels on a device (time them with the vendor's profiler)",
@@ -434,11 +444,34 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   bytes.clear();
   bytes.shrink_to_fit();
   package.onnx_nodes = proto->graph().node_size();
+  CompileResult result;
+  // The tuning file's records of this machine, given to the target's kernels.
+  const Target* compiling = &target;
+  std::unique_ptr<Target> tuned;
+  if (!options.tuning.empty()) {
+    AOTC_ASSIGN_OR_RETURN(std::shared_ptr<const KernelTuning> records,
+                          load_kernel_tuning(options.tuning, target.facts(), &result.warnings));
+    if (records) {
+      AOTC_ASSIGN_OR_RETURN(tuned, target.with_tuning(records));
+      if (!tuned)
+        return invalid_model("--tuning {}: the kernels of target {} take no tuned parameters (the SIMD CPU "
+                             "targets do)",
+                             options.tuning, options.target);
+      compiling = tuned.get();
+    }
+  }
+  // Kernels of a final graph that have records in the tuning.
+  auto count_tuned = [&](const Graph& g) {
+    if (const KernelTuning* records = compiling->facts().tuning.get())
+      for (const Node* n : g.nodes())
+        if (records->find(kernel_key(*n), options.threads)) ++result.tuned_kernels;
+  };
+
   // Errors from here on concern the imported graph; name the model as the importer does.
   auto in_model = [&](const Status& s) { return s.with_context(options.model_path); };
   PipelineOptions pipeline = options.pipeline;
-  pipeline.target = &target.facts();
-  CompileResult result;
+  pipeline.target = &compiling->facts();
+  pipeline.threads = options.threads;
   Expected<std::vector<PackageFile>> files = std::vector<PackageFile>{};
   if (options.buckets.empty()) {
     AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
@@ -446,7 +479,8 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
     proto.reset();
     Status s = run_pipeline(*graph, pipeline);
     if (!s.is_ok()) return in_model(s);
-    files = build_package(*graph, target, package, result.report);
+    count_tuned(*graph);
+    files = build_package(*graph, *compiling, package, result.report);
   } else {
     AOTC_RETURN_IF_ERROR(check_bucket_axes(options.buckets, *proto).with_context(options.model_path));
     std::vector<std::string> symbols;
@@ -454,7 +488,8 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
     AOTC_ASSIGN_OR_RETURN(std::vector<BucketGraph> graphs,
                           compile_buckets(options.buckets, *proto, options.model_path, options.import, pipeline));
     proto.reset();
-    files = build_package(symbols, graphs, target, package, result.report);
+    for (const BucketGraph& g : graphs) count_tuned(*g.graph);
+    files = build_package(symbols, graphs, *compiling, package, result.report);
     if (!files.has_value())
       return in_model(files.status().with_context("--buckets " + buckets_flag_text(options.buckets)));
   }

@@ -39,6 +39,9 @@ struct CompileOptions {
   int threads = 1;
   /// Time every kernel call (--profile; CPU targets).
   bool profile = false;
+  /// A tuning file of `aotc tune` (--tuning): its records from this machine give the kernels
+  /// their measured parameters; "" compiles with the cost model alone.
+  std::string tuning;
   /// Bucketed symbols (--buckets): the package holds one schedule per combination of sizes.
   std::vector<BucketAxis> buckets;
   PipelineOptions pipeline;
@@ -47,6 +50,11 @@ struct CompileOptions {
 struct CompileResult {
   std::string package_dir;
   codegen::CompileReport report;
+  /// What the user should know but does not stop the compile (a tuning file from another
+  /// machine), one line each.
+  std::vector<std::string> warnings;
+  /// Kernels of the package that took tuned parameters, and all kernels with parameters.
+  int tuned_kernels = 0;
 };
 
 /// Compiles the model into a package folder (replaced only on success).

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "graph/ops/fused.h"
+#include "targets/tuning.h"
 
 namespace aotc {
 namespace {
@@ -128,7 +129,16 @@ NchwcForms nchwc_pool_forms(const Node& pool, int block) {
   return forms;
 }
 
-Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStatistics& stats) {
+int cost_model_block(const TargetFacts& target, bool sixteen_fits) {
+  // 16 lanes where a 16-lane FMA costs what an 8-lane one does (two 512-bit FMA ports).
+  const bool wide = target.vector_bits >= 512 && target.fma_per_cycle_512 > 0 &&
+                    target.fma_per_cycle_512 >= target.fma_per_cycle_256;
+  return sixteen_fits && wide ? 16 : target.nchwc_block;
+}
+
+Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStatistics& stats,
+                               const LayoutChoice& choice) {
+  // The regions are found with the target's block; each then takes 8 or 16 (below).
   const int block = target.nchwc_block;
   if (block <= 0) return false;
   // Kernels by node; the sets below are ordered by address, but the result does not depend on
@@ -196,17 +206,63 @@ Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStat
       if (auto in = index.find(node->input(i)); in != index.end())
         parent[root(in->second)] = root(out->second);
   }
-  std::set<size_t> regions;
+  // Each region's block: 16 where all its images have whole 16-channel blocks on a target with
+  // 512-bit vectors and the choice (forced, tuned or the cost model's) says so, else the
+  // target's.
+  std::map<size_t, std::vector<size_t>> members;
+  for (size_t i = 0; i < values.size(); ++i) members[root(i)].push_back(i);
+  std::map<size_t, int> region_block;
+  for (const auto& [region, list] : members) {
+    bool sixteen_fits = target.vector_bits >= 512 && block == 8;
+    for (size_t i : list) sixteen_fits = sixteen_fits && static_dims(values[i]->shape())[1] % 16 == 0;
+    int chosen = cost_model_block(target, sixteen_fits);
+    if (choice.forced_block > 0) {
+      chosen = choice.forced_block == 16 && sixteen_fits ? 16 : block;
+    } else if (sixteen_fits && target.tuning) {
+      // The tuned kernels of the region, each timed with both blocks: the faster sum wins.
+      std::set<const Value*> in_region;
+      for (size_t i : list) in_region.insert(values[i]);
+      double ms[2] = {0, 0};
+      int timed = 0, complete = 0;
+      for (const auto& [node, k] : kernels) {
+        bool touches = in_region.count(node->output(0)) > 0;
+        for (const Value* v : node->inputs()) touches = touches || in_region.count(v) > 0;
+        if (!touches) continue;
+        const TuningRecord* r[2];
+        for (int b = 0; b < 2; ++b) {
+          const int c = b == 0 ? 8 : 16;
+          r[b] = target.tuning->find(kernel_key(*node,
+                                                [&](const Value* v) {
+                                                  TensorType t = v->type();
+                                                  if (in_region.count(v)) t.layout = Layout::kNCHWc, t.channel_block = c;
+                                                  return t;
+                                                }),
+                                     choice.threads);
+        }
+        if (!r[0] && !r[1]) continue;  // a kernel without parameters (a pooling)
+        ++timed;
+        if (r[0] && r[1]) {
+          ++complete;
+          ms[0] += r[0]->ms;
+          ms[1] += r[1]->ms;
+        }
+      }
+      if (timed > 0 && complete == timed) chosen = ms[1] < ms[0] ? 16 : 8;
+    }
+    region_block[region] = chosen;
+  }
   for (size_t i = 0; i < values.size(); ++i) {
-    regions.insert(root(i));
     Value* v = values[i];
     TensorType t = v->type();
     t.layout = Layout::kNCHWc;
-    t.channel_block = block;
+    t.channel_block = region_block[root(i)];
     v->set_type(t);
   }
+  int64_t sixteen = 0;
+  for (const auto& [region, b] : region_block) sixteen += b == 16;
   stats.add("values blocked", static_cast<int64_t>(values.size()));
-  stats.add("NCHWc regions", static_cast<int64_t>(regions.size()));
+  stats.add("NCHWc regions", static_cast<int64_t>(members.size()));
+  stats.add("of them NCHW16c", sixteen);
   return !values.empty();
 }
 

@@ -40,8 +40,26 @@ NchwcForms nchwc_conv_forms(const Node& conv, int block);
 /// read NCHWc and write their N x C x 1 x 1 result row-major.
 NchwcForms nchwc_pool_forms(const Node& pool, int block);
 
-/// Blocks the images between convolutions (see above). No-op when the target has no NCHWc
-/// kernels (nchwc_block 0).
-Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStatistics& stats);
+/// How the pass picks each region's channel block.
+struct LayoutChoice {
+  /// 0: the region's kernels' tuning records decide when the target has them for both blocks
+  /// (the faster sum of their tuned times), else the cost model; 8 or 16: that block wherever
+  /// the region's channels allow (`aotc tune` times the kernels of both).
+  int forced_block = 0;
+  /// Threads the kernels will run on (their records are per thread count).
+  int threads = 1;
+};
+
+/// The cost model's block of a region: 16 where its images all have whole 16-channel blocks
+/// (`sixteen_fits`), the target has 512-bit vectors and a 16-lane FMA costs no more than an
+/// 8-lane one (two 512-bit FMA ports: the depthwise and pooling kernels then do twice the work
+/// per instruction); else the target's nchwc_block. On Zen 4, where a 16-lane FMA costs two
+/// 8-lane ones, the regions stay NCHW8c, as measured there.
+int cost_model_block(const TargetFacts& target, bool sixteen_fits);
+
+/// Blocks the images between convolutions (see above), each region in the channel block
+/// `choice` leads to. No-op when the target has no NCHWc kernels (nchwc_block 0).
+Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStatistics& stats,
+                               const LayoutChoice& choice = {});
 
 }  // namespace aotc

@@ -44,7 +44,7 @@ struct TargetStep {
 
 Expected<bool> run_legalize_layout(Graph& graph, const PipelineOptions& options, PassStatistics& stats) {
   if (!options.blocked_layouts) return false;
-  return legalize_layout(graph, *options.target, stats);
+  return legalize_layout(graph, *options.target, stats, LayoutChoice{options.nchwc_block, options.threads});
 }
 
 // clang-format off

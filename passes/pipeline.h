@@ -24,6 +24,11 @@ struct PipelineOptions {
   const TargetFacts* target = nullptr;
   /// Let the layout pass block images in the target's NCHWc layout (--plain-layout clears it).
   bool blocked_layouts = true;
+  /// The channel block of every NCHWc region where its channels allow (8 or 16), or 0 for the
+  /// pass's choice per region (passes/legalize_layout.h: tuning records, then the cost model).
+  int nchwc_block = 0;
+  /// Threads the kernels will run on, whose tuning records the target-aware steps read.
+  int threads = 1;
   /// Which of several compiles of one model this is, for the printed IR's headers (a bucketed
   /// package's sizes, e.g. "seq=16"); empty for a single compile.
   std::string label;

@@ -63,6 +63,7 @@ struct Options {
   std::string run_list;
   std::string weights;
   long bench_runs = 0;
+  long flush_bytes = 0;
   bool print = false;
   bool profile = false;
   bool help = false;
@@ -144,7 +145,7 @@ bool Runner::parse_args(int argc, char** argv) {
       has_value = true;
     }
     if (flag != "--input" && flag != "--output-dir" && flag != "--weights" && flag != "--bench" &&
-        flag != "--run-list") {
+        flag != "--run-list" && flag != "--flush") {
       error("unknown argument '%s' (see --help)", arg.c_str());
       return false;
     }
@@ -168,10 +169,11 @@ bool Runner::parse_args(int argc, char** argv) {
       errno = 0;
       long n = std::strtol(value.c_str(), &end, 10);
       if (value.empty() || *end != '\0' || errno != 0 || n < 1) {
-        error("--bench needs a positive number of runs, got '%s'", value.c_str());
+        error("%s needs a positive number of %s, got '%s'", flag.c_str(), flag == "--bench" ? "runs" : "bytes",
+              value.c_str());
         return false;
       }
-      options_.bench_runs = n;
+      (flag == "--bench" ? options_.bench_runs : options_.flush_bytes) = n;
     }
   }
   return true;
@@ -179,14 +181,17 @@ bool Runner::parse_args(int argc, char** argv) {
 
 void Runner::print_usage() const {
   std::printf(
-      "usage: %s [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N] [--print]\n"
-      "       [--profile] [--run-list FILE]\n\n"
+      "usage: %s [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N] [--flush BYTES]\n"
+      "       [--print] [--profile] [--run-list FILE]\n\n"
       "Runs the model '%s' once and writes output_<k>.pb (ONNX TensorProto) for each output.\n\n"
       "  --input FILE.pb   an input as an ONNX TensorProto, in graph-input order; give one per\n"
       "                    input or none (then deterministic inputs are generated)\n"
       "  --output-dir DIR  where to write the outputs (default: current folder; created)\n"
       "  --weights FILE    weights file (default: %s)\n"
       "  --bench N         run N more times and print latency statistics\n"
+      "  --flush BYTES     before each of those runs, write BYTES of other memory and read the\n"
+      "                    inputs again: the weights then come from memory and the inputs from\n"
+      "                    the caches, as inside a larger model (aotc tune times kernels so)\n"
       "  --print           print each output's shape, first values and largest element\n"
       "  --profile         print the milliseconds per run of every node, slowest first (the\n"
       "                    package must be compiled with `aotc compile --profile`; use --bench N\n"
@@ -552,7 +557,21 @@ void Runner::print_outputs() const {
 bool Runner::bench(long runs) {
   std::vector<double> ms;
   ms.reserve(static_cast<size_t>(runs));
+  AlignedBuffer flush = options_.flush_bytes > 0 ? allocate_aligned(static_cast<size_t>(options_.flush_bytes)) : nullptr;
   for (long r = 0; r < runs; ++r) {
+    if (flush) {
+      // Other memory through the caches, then the inputs back into them (a volatile sum, so
+      // that the reads are made).
+      std::memset(flush.get(), static_cast<int>(r & 0xFF), static_cast<size_t>(options_.flush_bytes));
+      volatile unsigned char sink = 0;
+      for (int k = 0; k < model_.num_inputs; ++k) {
+        const unsigned char* p = static_cast<const unsigned char*>(inputs_[k].get());
+        unsigned char sum = 0;
+        for (uint64_t i = 0; i < model_.inputs[k].bytes; i += 64) sum = static_cast<unsigned char>(sum + p[i]);
+        sink = static_cast<unsigned char>(sink + sum);
+      }
+      (void)sink;
+    }
     double start = aotc_now_ms();
     aotc_status st = run_model();
     ms.push_back(aotc_now_ms() - start);

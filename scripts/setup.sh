@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEBIAN_PACKAGES=(g++ cmake ninja-build python3 python3-pip libonnx-dev libprotobuf-dev
-                 protobuf-compiler libfmt-dev libcli11-dev libgtest-dev libzstd-dev zstd
+                 protobuf-compiler libfmt-dev libcli11-dev libgtest-dev libzstd-dev zstd nlohmann-json3-dev
                  opencl-headers ocl-icd-opencl-dev pocl-opencl-icd)
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do

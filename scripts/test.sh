@@ -4,7 +4,7 @@
 # sizes against onnxruntime; bucketed packages at every length; the SIMD targets (AVX2, and AVX-512 where the CPU has it) on the
 # ops with SIMD kernels, the light models, the models and the kernel edge cases; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
 # node tests of the tier-1 ops, its device kernels and error paths, and the 9 light models; and
-# the light models' CUDA packages built with nvcc.
+# the light models' CUDA packages built with nvcc; `aotc tune` on this machine.
 # Each suite runs even when an earlier one failed; the exit status is non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +67,13 @@ if build/aotc targets | grep -q "here x86-64-avx512"; then
 else
   echo "== SIMD target (x86-64-avx512): skipped, this CPU has no AVX-512 (aotc targets: host is not x86-64-avx512)"
 fi
+
+# `aotc tune` on this machine (host): a small model's four heaviest kernels tuned and compiled with
+# its records, and the SIMD kernel cases compiled with every kernel forced to its first and
+# second candidate, all against onnxruntime; the errors of --tuning (docs/tuning.md). Full
+# sweep of every candidate: --sweep 3.
+echo "== aotc tune (host): a short tuning, candidate sweeps over the SIMD kernel cases, --tuning errors"
+python3 tests/simd/check_tuning.py --aotc build/aotc --target host --work build/tuning_check || status=1
 
 # OpenCL on PoCL. The node tests are the 436 of the tier-1 ops (tests/conformance/tier1_tests.txt),
 # not all 1765: PoCL compiles every distinct kernel when a package first runs, which makes each

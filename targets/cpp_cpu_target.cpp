@@ -4,6 +4,8 @@
 
 #include "codegen/cpp/cpp_emitter.h"
 #include "codegen/cpp/cpp_kernel.h"
+#include "codegen/cpp/kernel_params.h"
+#include "targets/tuning.h"
 #include "codegen/cpp/weight_packing.h"
 #include "graph/ops/control_flow.h"
 
@@ -63,12 +65,35 @@ Expected<int64_t> CppCpuTarget::scratch_bytes(const Node& node, int threads) con
   return codegen::cpp_kernel_scratch_bytes(node, codegen::KernelContext{&facts_, threads});
 }
 
-WeightImages CppCpuTarget::weight_images(const Graph& graph) const {
-  return codegen::pack_weights(graph, facts_);
+WeightImages CppCpuTarget::weight_images(const Graph& graph, int threads) const {
+  return codegen::pack_weights(graph, codegen::KernelContext{&facts_, threads});
 }
 
 Expected<EmittedModule> CppCpuTarget::emit(const ModuleSpec& spec) const {
   return codegen::emit_cpp_module(spec, facts_);
+}
+
+TuningCandidates CppCpuTarget::tuning_candidates(const Node& node, int threads, int max_candidates) const {
+  const codegen::KernelCandidates c =
+      codegen::kernel_candidates(node, codegen::KernelContext{&facts_, threads}, max_candidates);
+  TuningCandidates out;
+  for (const codegen::KernelParams& p : c.params) out.params.push_back(p.text());
+  out.multiply_adds = c.multiply_adds;
+  return out;
+}
+
+Expected<std::unique_ptr<Target>> CppCpuTarget::with_tuning(std::shared_ptr<const KernelTuning> tuning) const {
+  if (facts_.simd.empty()) return std::unique_ptr<Target>();
+  for (const auto& [key, record] : tuning->records) {
+    Expected<codegen::KernelParams> params = codegen::KernelParams::parse(record.params);
+    Status ok = params.has_value() ? params->check(facts_) : params.status();
+    if (!ok.is_ok())
+      return invalid_model("{}: the record of kernel '{}' at {} thread(s): {}", tuning->source, record.kernel,
+                           record.threads, ok.message());
+  }
+  TargetFacts f = facts_;
+  f.tuning = std::move(tuning);
+  return std::unique_ptr<Target>(std::make_unique<CppCpuTarget>(std::move(f)));
 }
 
 std::string simd_cpu_accumulation() {

@@ -18,8 +18,12 @@ class CppCpuTarget final : public Target {
   bool has_kernel(const std::string& op) const override;
   Status supports(const Node& node) const override;
   Expected<int64_t> scratch_bytes(const Node& node, int threads) const override;
-  WeightImages weight_images(const Graph& graph) const override;
+  WeightImages weight_images(const Graph& graph, int threads) const override;
   Expected<EmittedModule> emit(const ModuleSpec& spec) const override;
+  /// The same facts with `tuning` attached (SIMD flavours; nullptr for the portable x86-64,
+  /// whose kernels have no parameters to tune).
+  TuningCandidates tuning_candidates(const Node& node, int threads, int max_candidates) const override;
+  Expected<std::unique_ptr<Target>> with_tuning(std::shared_ptr<const KernelTuning> tuning) const override;
 
  private:
   TargetFacts facts_;

@@ -17,6 +17,8 @@
 
 namespace aotc {
 
+struct KernelTuning;  // targets/tuning.h
+
 /// Where a target's kernels run, which decides where tensors live.
 enum class ExecutionModel {
   /// Kernels are host functions: activations live in the caller's arena, weights in the
@@ -76,6 +78,19 @@ struct TargetFacts {
   /// Peak rates for the cost model (0: unknown).
   double peak_gflops_f32 = 0;
   double peak_memory_gbps = 0;
+  /// The CPU the facts describe: for `host`, the machine's own as cpuid names it
+  /// (targets/host/cpu_facts.h: brand, vendor, family, model); "" for a chip class.
+  std::string cpu;
+  /// ISA extensions of the CPU (host) or that the class's packages are compiled for (fma avx2
+  /// avx512f avx512bw avx512vnni avx512bf16 amx-tile ...), as cpu_facts.h spells them.
+  std::vector<std::string> isa;
+  /// Vector fused multiply-adds a core issues per cycle at 256 and at 512 bits (0: none at that
+  /// width), and where the figures come from. The cost model weighs 8- against 16-lane work
+  /// with them: on a core that splits a 512-bit FMA into two 256-bit halves (Zen 4) 16 lanes
+  /// cost what two 8-lane vectors do; with two 512-bit ports (Intel Xeon) half as much.
+  double fma_per_cycle_256 = 0;
+  double fma_per_cycle_512 = 0;
+  std::string fma_source;
   std::vector<DType> dtypes;  ///< Element types kernels may read and write.
   /// Tensor layouts the kernels read and write; every target accepts plain row-major, the
   /// default the layout pass leaves (see DESIGN.md §2).
@@ -86,6 +101,9 @@ struct TargetFacts {
   /// Numeric behaviour, spelled out so users know what to expect from results.
   std::string accumulation;  ///< e.g. "f16/bf16 compute in f32; f32 sums in f32".
   bool flush_denormals = false;
+  /// Kernel parameters measured on this machine by `aotc tune` (targets/tuning.h), which the
+  /// emitters take instead of the cost model's choices; nullptr: the cost model alone.
+  std::shared_ptr<const KernelTuning> tuning;
 };
 
 /// One schedule of a bucketed package (docs/buckets.md): the model compiled with each bucketed
@@ -117,6 +135,14 @@ struct ModuleSpec {
   /// Empty for a package of one static size.
   std::vector<std::string> symbols;
   std::vector<BucketSchedule> buckets;
+};
+
+/// The kernel parameters `aotc tune` times for one kernel (KernelParams text of the C++
+/// emitter: docs/tuning.md): the cost model's choice ("") first, then alternatives, most
+/// promising first; and the kernel's multiply-adds per run, to rank kernels by.
+struct TuningCandidates {
+  std::vector<std::string> params;
+  double multiply_adds = 0;
 };
 
 /// The rendered module: its files and how the package's build compiles them.
@@ -154,11 +180,24 @@ class Target {
   /// The memory planner reserves them in the arena at the node's step; emit() finds the offset
   /// in the arena plan.
   virtual Expected<int64_t> scratch_bytes(const Node& node, int threads) const { return int64_t{0}; }
-  /// The constants whose kernels read them pre-packed, with the packed bytes (same size or not);
-  /// the weights blob stores these instead of the constants' data.
-  virtual WeightImages weight_images(const Graph& graph) const { return {}; }
+  /// The constants whose kernels read them pre-packed, with the packed bytes (same size or not),
+  /// for kernels running on `threads` threads; the weights blob stores these instead of the
+  /// constants' data.
+  virtual WeightImages weight_images(const Graph& graph, int threads) const { return {}; }
   /// Renders the module sources for a graph whose nodes all passed supports().
   virtual Expected<EmittedModule> emit(const ModuleSpec& spec) const = 0;
+  /// What `aotc tune` may time for the kernel computing `node` (of the final graph) on
+  /// `threads` threads: at most `max_candidates` parameter sets, none for a kernel without
+  /// parameters.
+  virtual TuningCandidates tuning_candidates(const Node& node, int threads, int max_candidates) const {
+    return {};
+  }
+  /// This target with the kernel parameters of `tuning` (`aotc compile --tuning`); nullptr
+  /// when its kernels take no tuned parameters; an error naming the record when a parameter is
+  /// one its kernels cannot take.
+  virtual Expected<std::unique_ptr<Target>> with_tuning(std::shared_ptr<const KernelTuning> tuning) const {
+    return std::unique_ptr<Target>();
+  }
 };
 
 /// The refusal of device targets for a control-flow node (If, Loop) left in the graph: its

@@ -7,6 +7,7 @@ int main(int argc, char** argv) {
   CLI::App app{"aotc: ahead-of-time compiler from ONNX models to self-contained packages per chip"};
   app.require_subcommand(1);
   aotc::tools::add_compile_command(app);
+  aotc::tools::add_tune_command(app);
   aotc::tools::add_inspect_command(app);
   aotc::tools::add_targets_command(app);
   aotc::tools::add_ops_command(app);

@@ -6,6 +6,8 @@ namespace aotc::tools {
 
 /// `aotc compile MODEL --target T -o DIR ...` (compile_command.cpp).
 void add_compile_command(CLI::App& app);
+/// `aotc tune MODEL --target T -o tuning.json` (tune_command.cpp).
+void add_tune_command(CLI::App& app);
 /// `aotc inspect MODEL` (inspect_command.cpp).
 void add_inspect_command(CLI::App& app);
 /// `aotc targets` (targets_command.cpp).

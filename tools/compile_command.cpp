@@ -120,6 +120,10 @@ void run_compile(CompileArgs& args) {
 
   Expected<CompileResult> result = compile_model(o);
   if (!result.has_value()) fail(result.status());
+  for (const std::string& w : result->warnings) std::fprintf(stderr, "aotc: warning: %s\n", w.c_str());
+  if (!o.tuning.empty() && result->warnings.empty())
+    std::printf("aotc: %s: %d kernels of this model have records from this machine\n", o.tuning.c_str(),
+                result->tuned_kernels);
   const codegen::CompileReport& r = result->report;
   std::printf("aotc: wrote package '%s' to %s (%d kernels, arena %lld bytes, weights %lld bytes)\n",
               r.name.c_str(), result->package_dir.c_str(), r.kernels,
@@ -156,6 +160,14 @@ void add_compile_command(CLI::App& app) {
                   "Print the IR to stderr after the named pass, or after all (repeatable)")
       ->allow_extra_args(false);
   cmd->add_flag("--verify-each", o.pipeline.verify_each, "Verify the graph after every pass");
+  cmd->add_option("--tuning", o.tuning,
+                  "Kernel parameters measured by `aotc tune` on this machine (records of other machines "
+                  "or aotc versions are ignored with a warning)")
+      ->allow_extra_args(false);
+  cmd->add_option("--nchwc-block", o.pipeline.nchwc_block,
+                  "Channels per block of every NCHWc region whose channels allow it: 8, or 16 with 512-bit "
+                  "vectors (default: per region, from the tuning file or the cost model)")
+      ->allow_extra_args(false);
   cmd->add_flag("--plain-layout", args->plain_layout,
                 "Keep every image row-major (NCHW): no NCHWc regions on the targets that have them");
   cmd->add_option(

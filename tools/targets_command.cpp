@@ -38,6 +38,15 @@ void print_targets() {
     }
     std::printf("\n  peak: %s f32, %s memory\n", rate_text(f.peak_gflops_f32, "GFLOP/s").c_str(),
                 rate_text(f.peak_memory_gbps, "GB/s").c_str());
+    if (!f.cpu.empty()) std::printf("  cpu: %s, %d logical CPUs\n", f.cpu.c_str(), f.compute_units);
+    if (!f.isa.empty()) {
+      std::string isa;
+      for (const std::string& e : f.isa) isa += (isa.empty() ? "" : " ") + e;
+      std::printf("  isa: %s\n", isa.c_str());
+    }
+    if (f.fma_per_cycle_256 > 0)
+      std::printf("  vector FMA per cycle per core: %g at 256 bits, %g at 512 bits (%s)\n",
+                  f.fma_per_cycle_256, f.fma_per_cycle_512, f.fma_source.c_str());
     if (device) {
       const DeviceTiling& d = f.tiling;
       std::printf(

@@ -38,9 +38,6 @@ namespace {
 constexpr int64_t kMaxChannelBlock = 4;
 /// Upper bound of the pixel block of the pointwise path (floats of accumulator per channel).
 constexpr int64_t kMaxPixelBlock = 1024;
-/// Largest packed copy of a transposed convolution's pixel tiles (one copy, shared by the
-/// threads); beyond it, the GEMM reads the padded input in place.
-constexpr int64_t kMaxPackedPixelBytes = 2 << 20;
 
 /// Axis letters of the spatial dims: W is always the innermost.
 std::vector<std::string> axis_names(int rank) {
@@ -255,155 +252,6 @@ Status emit_direct(CppKernel& k, const ConvParams& p, const std::vector<std::str
 }
 
 
-/// Whether a SIMD kernel may compute this Conv at all: 2-D, f32 and static shapes, on a SIMD
-/// target.
-bool simd_conv_operands(const Node& node, const TargetFacts* facts) {
-  if (!facts || facts->simd.empty()) return false;
-  const Value* x = node.input(0);
-  const Value* w = node.input(1);
-  for (const Value* v : {x, w, static_cast<const Value*>(node.output(0)), static_cast<const Value*>(node.input(2))})
-    if (v && (v->dtype() != DType::kFloat32 || !is_static(v->shape()))) return false;
-  return x->rank() == 4 && w->rank() == 4;
-}
-
-/// Whether the SIMD implicit-GEMM kernel computes this Conv: enough output channels per group
-/// to fill register tiles.
-bool simd_conv(const Node& node, const TargetFacts* facts) {
-  if (!simd_conv_operands(node, facts)) return false;
-  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
-  const int64_t group_out_c = wd[0] / node.attrs().get_int("group", 1);
-  return group_out_c >= 4 && wd[1] * wd[2] * wd[3] >= 4;
-}
-
-/// Whether the SIMD depthwise kernel computes this Conv: one input and one output channel per
-/// group (MobileNet's 3x3 convolutions), where a GEMM would have a single row.
-bool simd_depthwise(const Node& node, const TargetFacts* facts) {
-  if (!simd_conv_operands(node, facts)) return false;
-  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
-  const int64_t group = node.attrs().get_int("group", 1);
-  return group > 1 && wd[0] == group && wd[1] == 1;
-}
-
-/// Whether the kernel of a Conv reads or writes an NCHWc image (the layout pass decided; its
-/// group-1 forms all compute with output pixels as the GEMM's rows). `kernel_node` is the node
-/// of the outer graph: the Conv, or the Fused node it anchors.
-bool touches_nchwc(const Node& kernel_node) {
-  if (nchwc(kernel_node.output(0))) return true;
-  return std::any_of(kernel_node.inputs().begin(), kernel_node.inputs().end(), nchwc);
-}
-
-/// Columns of a shifted convolution's output grid: the output row, widened by the widest
-/// column shift of a tap in its stride phase.
-int64_t shifted_grid_w(const WindowGeometry& g) {
-  return g.output[1] + (g.kernel[1] - 1) * g.dilations[1] / g.strides[1];
-}
-
-/// Whether a convolution runs as a shifted GEMM rather than over im2col panels (m: output
-/// channels per group): more than one tap (a 1x1's panels are plain row copies, cheaper than
-/// reading B rows a plane apart unless few row tiles use them, below; strided,
-/// 256 -> 512 channels at 56 -> 28, 7% slower shifted), and a grid at most 8% wider than the
-/// output, since the extra columns are computed for nothing (measured on 3x3 layers: at 56
-/// columns, 3.4% wider, the shifted GEMM took 1.25x onnxruntime's time where im2col took 1.44x;
-/// at 14 columns, 12.5% wider, 1.25x against 1.16x). Strided, the grid is narrower:
-/// OW + (KW - 1) DW / SW columns, and the stride-phase planes replace a strided im2col (ResNet's
-/// 7x7 stride-2 stem 4.39 -> 3.77 ms, MobileNetV2's 3x3 one 0.76 -> 0.59 ms).
-bool shifted_conv_pays(const WindowGeometry& g, int64_t m) {
-  if (g.kernel[0] * g.kernel[1] == 1) {
-    // Unless few output channels share each im2col panel and the input can be read in place
-    // (unpadded, unit stride): then the copy costs about as much as the products. MobileNetV2's
-    // 1x1s to 16 and 24 channels at 112 x 112 and 56 x 56, AVX-512 (two row tiles): 0.77-0.92x
-    // the im2col time; AVX2 (three or four row tiles): 0.94-1.0x. With 64 or more channels
-    // reading in place was 1.05-1.13x slower (docs/performance.md).
-    constexpr int64_t kFewChannels = 24;
-    const bool in_place = g.unpadded() && g.strides[0] == 1 && g.strides[1] == 1;
-    return in_place && m <= kFewChannels;
-  }
-  const int64_t grid_w = shifted_grid_w(g);
-  return (grid_w - g.output[1]) * 100 <= 8 * grid_w;
-}
-
-/// Estimated cycles of an m x n x k product in the register tiles of aotc_simd.h, plus
-/// `store_cycles` per tile: each tile issues rows x vectors multiply-adds per step of k, two per
-/// cycle, but takes at least the 4 cycles of one multiply-add's latency (a tile of few
-/// accumulators waits on its own chains).
-double gemm_tile_cycles(int64_t m, int64_t n, int64_t k, const SimdTile& tile, int64_t lanes,
-                        double store_cycles) {
-  auto cycles = [&](int64_t rows, int64_t cols) {
-    const int64_t vectors = (cols + lanes - 1) / lanes;
-    return k * std::max(static_cast<double>(rows * vectors) / 2.0, 4.0) + store_cycles;
-  };
-  const int64_t full_rows = m / tile.mr, tail_rows = m % tile.mr;
-  const int64_t full_cols = n / tile.nr, tail_cols = n % tile.nr;
-  double total = static_cast<double>(full_rows * full_cols) * cycles(tile.mr, tile.nr);
-  if (tail_cols > 0) total += static_cast<double>(full_rows) * cycles(tile.mr, tail_cols);
-  if (tail_rows > 0) total += static_cast<double>(full_cols) * cycles(tail_rows, tile.nr);
-  if (tail_rows > 0 && tail_cols > 0) total += cycles(tail_rows, tail_cols);
-  return total;
-}
-
-/// Floats of the packed copy of a transposed convolution's pixel tiles (pack_pixel_rows):
-/// tiles of kTileRows pixels by k columns.
-int64_t packed_pixel_floats(int64_t pixels, int64_t k, const SimdTile& tile) {
-  return (pixels + tile.mr - 1) / tile.mr * tile.mr * k;
-}
-
-/// Whether a transposed convolution packs its pixel tiles (at most kMaxPackedPixelBytes) or
-/// reads them in place: one rule for the cost estimate (conv_pixel_rows) and the emitter.
-bool packs_pixel_tiles(int64_t pixels, int64_t k, const SimdTile& tile) {
-  return packed_pixel_floats(pixels, k, tile) * 4 <= kMaxPackedPixelBytes;
-}
-
-/// Whether a SIMD convolution is computed transposed, with output pixels as the GEMM's rows and
-/// output channels (the packed weights' panels) as its columns (aotc_simd::PixelRows): on small
-/// planes a pixel run of the output has fewer columns than a B panel, and the usual order (rows
-/// = channels) computes the ragged last panel, or a shifted grid's columns past the output row,
-/// for nothing: ResNet-50's 3x3 at 7x7 outputs computes 63 grid columns for 49 pixels. Decided
-/// by a cycle estimate of both orders: their register tiles; the transposed tile's store, which
-/// moves elements one by one through a transposition (about a cycle each, against two per
-/// vector); the copies of either order's packing (the pixel tiles, half a cycle per float; the
-/// usual order's im2col panels, a quarter, but 4 with a column stride, which they copy element by
-/// element: 4.4 cycles per float in perf for ResNet-50's stride-2 1x1s, whose pixel tiles come
-/// from vector-split phase planes). Transposed 1x1s must be packed: reading their input
-/// in place, each step of k jumps a whole plane, and ResNet-50's 1x1s at 7x7 ran 1.25x slower
-/// (packed, 0.77x the usual order's time).
-bool conv_pixel_rows(const Node& node, const TargetFacts& facts) {
-  if (!simd_conv(node, &facts)) return false;
-  const std::vector<int64_t> xd = static_dims(node.input(0)->shape());
-  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
-  Expected<WindowGeometry> geometry =
-      window_geometry(node, {xd.begin() + 2, xd.end()}, {wd.begin() + 2, wd.end()});
-  if (!geometry.has_value()) return false;
-  const WindowGeometry& g = *geometry;
-  const SimdTile tile = simd_tile(facts);
-  const int64_t lanes = facts.vector_bits / 32;
-  const int64_t m = wd[0] / node.attrs().get_int("group", 1), k = wd[1] * wd[2] * wd[3];
-  const int64_t pixels = g.output[0] * g.output[1];
-  const bool packed = packs_pixel_tiles(pixels, k, tile);
-  if (!packed && wd[2] * wd[3] == 1) return false;
-  const bool shifted = shifted_conv_pays(g, m);
-  const int64_t n = shifted ? g.output[0] * shifted_grid_w(g) : pixels;
-  const double im2col_cycles_per_float = g.strides[1] == 1 ? 0.25 : 4.0;
-  const double usual = gemm_tile_cycles(m, n, k, tile, lanes, 2.0 * tile.mr * tile.nr / lanes) +
-                       (shifted ? 0.0 : im2col_cycles_per_float * static_cast<double>(n * k));
-  const double transposed = gemm_tile_cycles(pixels, m, k, tile, lanes, 1.0 * tile.mr * tile.nr) +
-                            (packed ? 0.5 * static_cast<double>(pixels * k) : 0.0);
-  return transposed < usual;
-}
-
-std::optional<PanelPacking> conv_weight_layout(const Node& node, int input, const Value& weights,
-                                               const TargetFacts& facts) {
-  if (input != 1 || !simd_conv(node, &facts)) return std::nullopt;
-  // packed_weight passes a constant read by one kernel only: that kernel's node.
-  const bool blocked = weights.uses().size() == 1 && touches_nchwc(*weights.uses()[0].user);
-  const std::vector<int64_t> wd = static_dims(node.input(1)->shape());
-  const int64_t group = node.attrs().get_int("group", 1);
-  // Row panels of W (A = W) in the usual order; transposed, W^T is B and its column panels
-  // are panels of NR output channels, each (channel, tap) column of W after the other.
-  const SimdTile tile = simd_tile(facts);
-  return PanelPacking{group, wd[0] / group, wd[1] * wd[2] * wd[3],
-                      blocked || conv_pixel_rows(node, facts) ? tile.nr : tile.mr, /*across_y=*/false};
-}
-
 /// Convolution as a GEMM over the padded input read in place (aotc_simd::ShiftedConv): per
 /// image and group, the input is copied once into zero-padded phase planes (one per stride
 /// phase a tap reads; not at all for an unpadded, unstrided 1x1), then the GEMM reads row
@@ -419,7 +267,8 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   if (out_blocked && (!pixel_rows || p.group != 1))
     return internal_error("{}: an NCHWc result needs the group-1 GEMM with pixels as rows", node.describe());
   const TargetFacts& facts = *k.ctx.facts;
-  const SimdTile tile = simd_tile(facts);
+  const KernelParams params = kernel_params(k.computed_node(), k.ctx);
+  const SimdTile tile = with_rows(simd_tile(facts), params);
   const WindowGeometry& g = p.g;
   const int64_t grid_w = shifted_grid_w(g);
   const int64_t grid_h = g.output[0] + (g.kernel[0] - 1) * g.dilations[0] / g.strides[0];
@@ -427,7 +276,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const int64_t m = pixel_rows ? pixels : p.group_out_c;
   const int64_t n = pixel_rows ? p.group_out_c : g.output[0] * grid_w;
   const int64_t kk = p.group_in_c * g.kernel[0] * g.kernel[1];
-  const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
+  const bool prepacked = packed_weight(node, 1, k.operand(1), k.ctx).has_value();
   // Transposed, W^T is B and must be in the panels of NR channels that conv_weight_layout
   // packs when conv_pixel_rows says so; the kernel has no unpacked B reader for it.
   if (pixel_rows && !prepacked)
@@ -447,14 +296,17 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   // emit_conv_blocked_input): ResNet-50's 7x7 stem 2.37 -> 2.24 ms. A window of several taps is
   // then read in place even where its pixel tiles would fit in a packed copy, whose tiles have
   // 12 rows (MobileNetV2's 3x3 stem 0.325 -> 0.292 ms). A 1x1 stays packed: in place, each
-  // step of k would jump a whole plane.
-  const SimdTile blocked_tile = pixel_rows_tile(facts, pixels, n);
-  const bool taller_in_place = out_blocked && blocked_tile.mr > tile.mr && g.kernel[0] * g.kernel[1] > 1;
-  const bool pack_pixels = pixel_rows && !taller_in_place && packs_pixel_tiles(m, kk, tile);
+  // step of k would jump a whole plane. Tuned rows (KernelParams::mr) change the tiles' height,
+  // not whether they are packed.
+  const SimdTile blocked_tile = with_rows(pixel_rows_tile(facts, pixels, n), params);
+  const bool taller_in_place = out_blocked && pixel_rows_tile(facts, pixels, n).mr > simd_tile(facts).mr &&
+                               g.kernel[0] * g.kernel[1] > 1;
+  const bool pack_pixels = pixel_rows && !taller_in_place && packs_pixel_tiles(m, kk, simd_tile(facts));
   const SimdTile gemm_tile = out_blocked && !pack_pixels ? blocked_tile : tile;
   // Transposed, B is W^T packed at compile time: threads may split the pixel tiles and share
   // the weights through L3.
-  const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group, /*b_prepacked=*/pixel_rows, gemm_tile);
+  const GemmSplit split =
+      with_split(gemm_split(k.ctx, m, n, kk, p.batch * p.group, /*b_prepacked=*/pixel_rows, gemm_tile), params);
   // The padded phase planes (or the unpadded input they would copy), whose last one may be
   // read up to the kernel's extent past its end.
   const int64_t padded_floats =
@@ -463,10 +315,13 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const int64_t a_floats = !pixel_rows   ? m * kk
                            : pack_pixels ? packed_pixel_floats(m, kk, tile)
                                          : padded_floats;
-  const GemmBlocking first = gemm_blocking(facts, m, kk, 1, a_floats * 4, gemm_tile);
-  const int64_t group = std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
-                                 (n + tile.nr - 1) / tile.nr);
-  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, a_floats * 4, gemm_tile);
+  const GemmBlocking first = gemm_blocking(facts, m, kk, 1, a_floats * 4, gemm_tile, params.kc);
+  const int64_t panels = (n + tile.nr - 1) / tile.nr;
+  const int64_t group = with_group(
+      std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk), panels), params,
+      panels);
+  const GemmBlocking blocking =
+      gemm_blocking(facts, split.rows_per_part(m), kk, group, a_floats * 4, gemm_tile, params.kc);
 
   CodeWriter& w = k.w;
   if (pixel_rows)
@@ -478,7 +333,8 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const int64_t packed_floats = packed_pixel_floats(m, kk, tile);
   w.line("// input ({}); W {}{}.", pack_pixels ? "its pixel tiles packed once" : "no im2col",
          prepacked ? "packed into panels at compile time" : "read in place", out_blocked ? "; Y NCHWc" : "");
-  emit_simd_asserts(w, tile);
+  emit_simd_asserts(w, simd_tile(facts));
+  if (!params.cost_model()) w.line("// Tuned parameters: {}.", params.text());
   w.line("using Shifted = aotc_simd::ShiftedConv<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
   w.line("                                       kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
   if (pixel_rows)
@@ -490,7 +346,8 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
     w.line("constexpr int kMR = {};  // rows of a register tile (pixels)", gemm_tile.mr);
     w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM, kMR);");
   } else {
-    w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
+    w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM{});",
+           row_tiles_arg(tile, facts));
   }
   w.line("constexpr int64_t kGroup = {};  // B panels per group", group);
   std::string padded_base;
@@ -525,7 +382,8 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   if (pack_pixels) {
     w.line("float* AOTC_RESTRICT packed_a = reinterpret_cast<float*>({});", packed_base);
     emit_split_copy(k, split.parts, "kRowTiles",
-                    "aotc_simd::pack_pixel_rows<Shifted>(src, packed_a, begin, end);");
+                    fmt::format("aotc_simd::pack_pixel_rows<Shifted{}>(src, packed_a, begin, end);",
+                                row_tiles_arg(tile, facts)));
   }
   AOTC_RETURN_IF_ERROR(emit_gemm_part_begin(k, p, split, blocking, partial_base, "kOutPlane", out_blocked));
   if (pixel_rows) {
@@ -533,7 +391,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
     const char* out_store = out_blocked ? "store" : "transposed";
     if (!out_blocked) w.line("aotc_simd::TransposedStore<decltype(store)> transposed{{store}};");
     if (pack_pixels) {
-      w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<true, kK>, kGroup, kKc, kRowBlock>(");
+      w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock>(", a_layout(true, tile, facts));
       w.line("    packed_a, wg, {}, partial, panel_begin, panel_end, row_begin, row_end);", out_store);
     } else {
       w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::PixelRows<Shifted, kMR>, kGroup, kKc, kRowBlock>(");
@@ -541,8 +399,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
     }
   } else {
     w.line("aotc_simd::GridStore<decltype(store), Shifted::kGridW, kOutW> grid{{store}};");
-    w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup, kKc, kRowBlock,",
-           prepacked ? "true" : "false");
+    w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock,", a_layout(prepacked, tile, facts));
     w.line("                aotc_simd::ShiftedRows<Shifted>>(wg, src, grid, partial, panel_begin,");
     w.line("                                                 panel_end, row_begin, row_end);");
   }
@@ -556,7 +413,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
 /// the parts pack the panels together (each a share, then a barrier), then each computes its
 /// row tiles over all of them.
 Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const GemmSplit& split,
-                                    const SimdTile& tile, bool prepacked, int64_t panels) {
+                                    const SimdTile& tile, bool prepacked, int64_t panels, int64_t kc_choice) {
   const TargetFacts& facts = *k.ctx.facts;
   const int64_t kk = p.group_in_c * p.g.kernel[0] * p.g.kernel[1];
   CodeWriter& w = k.w;
@@ -564,7 +421,7 @@ Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const Gem
   w.line("static_assert(kPanels == {}, \"panels as reserved\");", panels);
   const std::string packed_base = k.scratch(panels * tile.nr * kk * 4);
   const GemmBlocking blocking =
-      gemm_blocking(facts, split.rows_per_part(p.group_out_c), kk, panels, p.group_out_c * kk * 4);
+      gemm_blocking(facts, split.rows_per_part(p.group_out_c), kk, panels, p.group_out_c * kk * 4, tile, kc_choice);
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({});", packed_base);
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
@@ -576,8 +433,7 @@ Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const Gem
                   "aotc_simd::pack_im2col_panels<Geometry>(x, packed + begin * aotc_simd::kTileCols * kK, "
                   "begin, end);");
   AOTC_RETURN_IF_ERROR(emit_gemm_part_begin(k, p, split, blocking, partial_base, "kN"));
-  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup, kKc, kRowBlock>(",
-         prepacked ? "true" : "false");
+  w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock>(", a_layout(prepacked, tile, facts));
   w.line("    wg, packed, store, partial, panel_begin, panel_end, row_begin, row_end);");
   emit_parallel_end(k, split);
   w.close();
@@ -591,22 +447,23 @@ Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const Gem
 Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   const Node& node = k.node;
   const TargetFacts& facts = *k.ctx.facts;
-  const SimdTile tile = simd_tile(facts);
+  const KernelParams params = kernel_params(k.computed_node(), k.ctx);
+  const SimdTile tile = with_rows(simd_tile(facts), params);
   const WindowGeometry& g = p.g;
   const int64_t m = p.group_out_c, n = g.output[0] * g.output[1];
   const int64_t kk = p.group_in_c * g.kernel[0] * g.kernel[1];
-  const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
-  const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch * p.group);
+  const bool prepacked = packed_weight(node, 1, k.operand(1), k.ctx).has_value();
+  const GemmSplit split = with_split(gemm_split(k.ctx, m, n, kk, p.batch * p.group, false, tile), params);
   // im2col panels packed at once. Unblocked, the group's panels stay in L2 while every row tile
   // passes; K-blocked, only one panel's K block must stay (in L1), so the group grows to cut
   // the passes over the weights, up to a packing buffer of twice L2.
   int64_t group = panel_group(facts, kk);
-  if (gemm_blocking(facts, m, kk, 1, m * kk * 4).blocks > 1) {
+  if (gemm_blocking(facts, m, kk, 1, m * kk * 4, tile, params.kc).blocks > 1) {
     const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
     group = std::max<int64_t>(group, 2 * l2 / (tile.nr * kk * 4));
   }
   const int64_t panels = (n + tile.nr - 1) / tile.nr;
-  group = std::min(group, panels);
+  group = with_group(std::min(group, panels), params, panels);
   // Parts that split the row tiles each read every panel. When one group holds all of them and
   // each part has few row tiles (so that packing is a large share of its work), the threads
   // pack them once, each a share, into one buffer (a parallel section of its own) instead of
@@ -620,16 +477,18 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   CodeWriter& w = k.w;
   w.line("// {}x{} register tiles of the {} GEMM; W {}.", tile.mr, tile.nr, facts.simd,
          prepacked ? "packed into row panels at compile time" : "read in place");
-  emit_simd_asserts(w, tile);
+  emit_simd_asserts(w, simd_tile(facts));
+  if (!params.cost_model()) w.line("// Tuned parameters: {}.", params.text());
   w.line("using Geometry = aotc_simd::Conv2d<kGroupInC, kInH, kInW, kKH, kKW, kStrideH, kStrideW,");
   w.line("                                   kDilationH, kDilationW, kPadH, kPadW, kOutH, kOutW>;");
   w.line("constexpr int64_t kM = kGroupOutC, kN = kOutPlane, kK = Geometry::kK;");
-  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
-  if (shared_panels) return emit_conv_simd_shared_panels(k, p, split, tile, prepacked, panels);
+  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM{});",
+         row_tiles_arg(tile, facts));
+  if (shared_panels) return emit_conv_simd_shared_panels(k, p, split, tile, prepacked, panels, params.kc);
   w.line("constexpr int64_t kGroup = {};  // im2col panels packed (and kept in L2) at once", group);
   w.line("constexpr int64_t kPackedFloats = kGroup * aotc_simd::kTileCols * kK;  // per part");
   std::string packed_base = k.scratch(split.parts * group * tile.nr * kk * 4);
-  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4, tile, params.kc);
   const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
   emit_parallel_begin(k, split);
   emit_part_ranges(k, split);
@@ -646,8 +505,7 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
   w.open("for (int64_t g0 = panel_begin; g0 < panel_end; g0 += kGroup)");
   w.line("const int64_t g1 = std::min(panel_end, g0 + kGroup);");
   w.line("aotc_simd::pack_im2col_panels<Geometry>(x, packed, g0, g1);");
-  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<{}, kK>, kGroup, kKc, kRowBlock>(",
-         prepacked ? "true" : "false");
+  w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock>(", a_layout(prepacked, tile, facts));
   w.line("    wg, packed - g0 * aotc_simd::kTileCols * kK, store, partial, g0, g1, row_begin, row_end);");
   w.close();
   w.close();
@@ -661,10 +519,13 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
 /// tap by tap in vector registers and stored through the Store policy. Threads take channels.
 Status emit_depthwise_simd(CppKernel& k, const ConvParams& p) {
   const TargetFacts& facts = *k.ctx.facts;
+  const KernelParams params = kernel_params(k.computed_node(), k.ctx);
   const WindowGeometry& g = p.g;
-  // Depthwise2d::Vec: 8 lanes instead of 16 where they leave fewer lanes of a row idle.
-  const int64_t widest = facts.vector_bits / 32, ow = g.output[1];
-  const int64_t lanes = widest == 16 && (ow + 7) / 8 * 8 < (ow + 15) / 16 * 16 ? 8 : widest;
+  const int64_t widest = facts.vector_bits / 32;
+  const int64_t lanes = widest == 16 && params.lanes > 0 ? params.lanes : depthwise_lanes(facts, g.output[1]);
+  // Depthwise2d's own rule, which the template follows unless told otherwise.
+  const int64_t ow = g.output[1];
+  const int64_t rule_lanes = widest == 16 && (ow + 7) / 8 * 8 < (ow + 15) / 16 * 16 ? 8 : widest;
   // Depthwise2d::kScratchFloats, computed here to reserve the scratch (checked by a static_assert).
   const int64_t rows = (g.output[0] - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1;
   const int64_t out_vectors = (g.output[1] + lanes - 1) / lanes;
@@ -685,8 +546,10 @@ Status emit_depthwise_simd(CppKernel& k, const ConvParams& p) {
          rows, phase_w, lanes);
   w.line("static_assert(aotc_simd::kLanes == {}, \"aotc_simd.h is compiled for another instruction set\");",
          widest);
+  if (!params.cost_model()) w.line("// Tuned parameters: {}.", params.text());
   w.line("using Geometry = aotc_simd::Depthwise2d<kInH, kInW, kKH, kKW, kStrideH, kStrideW, kDilationH,");
-  w.line("                                        kDilationW, kPadH, kPadW, kOutH, kOutW>;");
+  w.line("                                        kDilationW, kPadH, kPadW, kOutH, kOutW{}>;",
+         lanes == rule_lanes ? "" : fmt::format(", {}", lanes));
   w.line("constexpr int64_t kScratchFloats = {};  // per part", scratch_floats);
   w.line("static_assert(Geometry::kScratchFloats == kScratchFloats, \"scratch reserved for another geometry\");");
   w.line("static_assert(Geometry::kLanes == {}, \"vectors of another width than described above\");", lanes);
@@ -760,9 +623,12 @@ Status emit_conv(CppKernel& k) {
   }
   if (simd_conv(node, k.ctx.facts)) {
     // The transposed order needs W^T packed into channel panels (conv_weight_layout).
-    if (packed_weight(node, 1, k.operand(1), *k.ctx.facts) && conv_pixel_rows(node, *k.ctx.facts))
-      return emit_conv_shifted(k, p, /*pixel_rows=*/true);
-    return shifted_conv_pays(g, p.group_out_c) ? emit_conv_shifted(k, p, /*pixel_rows=*/false) : emit_conv_simd(k, p);
+    const bool packable = packed_weight(node, 1, k.operand(1), k.ctx).has_value();
+    switch (conv_form(node, kernel_params(k.computed_node(), k.ctx), *k.ctx.facts, packable, g, p.group_out_c)) {
+      case KernelParams::ConvForm::kPixelRows: return emit_conv_shifted(k, p, /*pixel_rows=*/true);
+      case KernelParams::ConvForm::kShifted: return emit_conv_shifted(k, p, /*pixel_rows=*/false);
+      default: return emit_conv_simd(k, p);
+    }
   }
   if (simd_depthwise(node, k.ctx.facts)) return emit_depthwise_simd(k, p);
   return pointwise ? emit_pointwise(k, p) : emit_direct(k, p, axes);
@@ -804,6 +670,7 @@ Status emit_gemm_part_begin(CppKernel& k, const ConvParams& p, const GemmSplit& 
 void register_conv_cpp_kernels(CppKernelRegistry& r) {
   r.add("Conv", emit_conv, KernelDTypes::kComputable, /*accepts_epilogue=*/true);
   register_weight_layout("Conv", conv_weight_layout);
+  register_kernel_alternatives("Conv", conv_alternatives);  // conv_choices.cpp
 }
 
 }  // namespace aotc::codegen

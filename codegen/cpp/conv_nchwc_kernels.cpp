@@ -18,15 +18,17 @@ namespace aotc::codegen {
 /// layout pass keeps it so), so each is read at the element's own flat index.
 Status emit_blocked_gemm_store(CppKernel& k, const ConvParams& p) {
   CodeWriter& w = k.w;
+  const int block = k.result(0)->type().channel_block;
   if (!k.epilogue && !p.has_bias) {
-    w.line("aotc_simd::BlockedStore<kOutPlane> store{{y}};");
+    w.line("aotc_simd::BlockedStore<kOutPlane, {}> store{{y}};", block);
     return Status::ok();
   }
   if (k.epilogue && !k.epilogue->operands_have_result_shape())
     return internal_error("{}: an NCHWc result with a broadcast epilogue operand", k.node.describe());
-  w.open("auto store = aotc_simd::blocked_epilogue_store([&](const float* tile, int64_t tile_ld, int64_t i0, "
-         "int64_t j0, int rows, int cols)");
-  w.line("constexpr int64_t kB = aotc_simd::kChannelBlock;");
+  w.open("auto store = aotc_simd::blocked_epilogue_store<{}>([&](const float* tile, int64_t tile_ld, int64_t i0, "
+         "int64_t j0, int rows, int cols)",
+         block);
+  w.line("constexpr int64_t kB = {};  // channels per block", block);
   w.open("for (int b = 0; b < cols / kB; ++b)");
   w.line("const int64_t at = (j0 / kB + b) * kOutPlane * kB + i0 * kB;  // in image n");
   w.line("const float* t = tile + b * tile_ld;");
@@ -53,12 +55,14 @@ Status emit_blocked_gemm_store(CppKernel& k, const ConvParams& p) {
 Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
   const Node& node = k.node;
   const TargetFacts& facts = *k.ctx.facts;
+  const KernelParams params = kernel_params(k.computed_node(), k.ctx);
   const WindowGeometry& g = p.g;
   const bool out_blocked = nchwc(k.result(0));
   // 14-row tiles into NCHWc only: with the TransposedStore's copy an accumulator of the
   // 49-pixel 1x1s went to the stack (objdump: a multiply-add with a stack operand).
-  const SimdTile tile = out_blocked ? pixel_rows_tile(facts, g.output[0] * g.output[1], p.out_c) : simd_tile(facts);
-  if (!packed_weight(node, 1, k.operand(1), facts))
+  const SimdTile tile = with_rows(
+      out_blocked ? pixel_rows_tile(facts, g.output[0] * g.output[1], p.out_c) : simd_tile(facts), params);
+  if (!packed_weight(node, 1, k.operand(1), k.ctx))
     return internal_error("{}: NCHWc input without its weights packed at compile time", node.describe());
   if (p.group != 1)
     return internal_error("{}: an NCHWc input needs a group-1 or depthwise convolution", node.describe());
@@ -73,39 +77,43 @@ Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
   const int64_t m = g.output[0] * g.output[1], n = p.out_c;
   const int64_t kk = p.in_c * g.kernel[0] * g.kernel[1];
   const int64_t a_floats = p.in_c * image_h * image_w;
-  const GemmSplit split = gemm_split(k.ctx, m, n, kk, p.batch, /*b_prepacked=*/true, tile);
+  const GemmSplit split = with_split(gemm_split(k.ctx, m, n, kk, p.batch, /*b_prepacked=*/true, tile), params);
   // A row tile reads only its own pixels' windows: when every panel fits in one group, each row
   // tile's A is read once, from memory, while the group stays in L2, so only a tile's A needs
   // room beside it (a 3x3 over 64 channels at 56 x 56: K-blocked for its 861 KB of padded image,
   // 2.22 ms; unblocked 2.19).
   const int64_t panels = (n + tile.nr - 1) / tile.nr;
   const int64_t a_bytes = std::min(panel_group(facts, kk), panels) >= panels ? tile.mr * kk * 4 : a_floats * 4;
-  const GemmBlocking first = gemm_blocking(facts, m, kk, 1, a_bytes, tile);
+  const GemmBlocking first = gemm_blocking(facts, m, kk, 1, a_bytes, tile, params.kc);
   // Into NCHWc, summing the whole of K per tile, with the image and a panel in L2: one panel at
   // a time over all the row tiles, so that Y (and a residual read at Y's index) goes by 4
   // sequential streams of channel blocks rather than 32 (ResNet-50's 64 -> 256 1x1s at 56 x 56
   // 5-9% faster, 2% at 28 x 28; with the image beyond L2, a strided 1x1 over 56 x 56 ran 3%
   // slower).
   const bool panel_by_panel = out_blocked && first.blocks == 1 && (a_floats + kk * tile.nr) * 4 <= facts.l2_bytes;
-  const int64_t group =
-      panel_by_panel
-          ? 1
-          : std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk), panels);
-  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, a_bytes, tile);
+  const int64_t group = with_group(
+      panel_by_panel ? 1
+                     : std::min(panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk),
+                                panels),
+      params, panels);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, a_bytes, tile, params.kc);
 
   CodeWriter& w = k.w;
+  const int in_block = k.operand(0)->type().channel_block;
   w.line("// {}x{} register tiles of the {} GEMM with output pixels as rows, reading the NCHW{}c", tile.mr,
-         tile.nr, facts.simd, k.operand(0)->type().channel_block);
+         tile.nr, facts.simd, in_block);
   w.line("// input {}; W packed into panels at compile time; Y {}.",
          matrix ? "in place" : padded ? "by windows of a zero-padded copy" : "by windows, in place",
          out_blocked ? "NCHWc" : "row-major (tiles transposed)");
   emit_simd_asserts(w, simd_tile(facts));
+  if (!params.cost_model()) w.line("// Tuned parameters: {}.", params.text());
   w.line("constexpr int kMR = {};  // rows of a register tile (pixels)", tile.mr);
-  std::string a_layout = "aotc_simd::BlockedPixels<kInPlane, kMR>";
+  w.line("constexpr int64_t kInB = {};  // channels per block of X", in_block);
+  std::string a_layout = "aotc_simd::BlockedPixels<kInPlane, kMR, kInB>";
   if (!matrix) {
     w.line("constexpr int64_t kImageH = {}, kImageW = {};  // the image the windows read", image_h, image_w);
     w.line("using Window = aotc_simd::BlockedWindow<kInC, kImageH, kImageW, kKH, kKW, kStrideH, kStrideW,");
-    w.line("                                        kDilationH, kDilationW, kOutH, kOutW>;");
+    w.line("                                        kDilationH, kDilationW, kOutH, kOutW, kInB>;");
     a_layout = "aotc_simd::PixelRows<Window, kMR>";
   }
   w.line("constexpr int64_t kM = kOutPlane, kN = kOutC, kK = kInC * kTaps;");
@@ -124,8 +132,8 @@ Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
   w.line("{}* y = {} + n * kOutC * kOutPlane;", p.out_ct, k.out[0]);
   if (padded) {
     w.line("float* AOTC_RESTRICT padded = reinterpret_cast<float*>({});", padded_base);
-    emit_split_copy(k, split.parts, "kInC / aotc_simd::kChannelBlock",
-                    "aotc_simd::pad_blocked<kInH, kInW, kPadH, kPadW, kImageH, kImageW>(x, padded, begin, end);");
+    emit_split_copy(k, split.parts, "kInC / kInB",
+                    "aotc_simd::pad_blocked<kInH, kInW, kPadH, kPadW, kImageH, kImageW, kInB>(x, padded, begin, end);");
     w.line("const float* src = padded;");
   } else {
     w.line("const float* src = x;");
@@ -150,8 +158,12 @@ Status emit_depthwise_blocked(CppKernel& k, const ConvParams& p) {
   if (k.epilogue && !k.epilogue->operands_have_result_shape())
     return internal_error("{}: an NCHWc result with a broadcast epilogue operand", node.describe());
   const WindowGeometry& g = p.g;
-  const int64_t blocks = p.out_c / 8;
-  const int64_t row_floats = g.output[1] * 8;
+  const int block = k.result(0)->type().channel_block;
+  if (k.operand(0)->type().channel_block != block || p.out_c % block != 0)
+    return internal_error("{}: an NCHWc depthwise convolution reads and writes whole blocks of the same size",
+                          node.describe());
+  const int64_t blocks = p.out_c / block;
+  const int64_t row_floats = g.output[1] * block;
   const int64_t store_rows = std::clamp<int64_t>(512 / row_floats, 1, g.output[0]);
   const bool direct = !k.epilogue;
   constexpr int64_t kMinWorkPerThread = 64 * 1024;  // multiply-adds, as the GEMMs
@@ -161,13 +173,13 @@ Status emit_depthwise_blocked(CppKernel& k, const ConvParams& p) {
       std::clamp<int64_t>(work / kMinWorkPerThread, 1, std::min<int64_t>(k.ctx.threads, blocks)));
 
   CodeWriter& w = k.w;
-  w.line("// Depthwise kernel over NCHW8c images: per block of 8 channels, every output pixel one");
-  w.line("// 8-lane multiply-add per tap, reading the input in place{}.",
+  w.line("// Depthwise kernel over NCHW{0}c images: per block of {0} channels, every output pixel one", block);
+  w.line("// {}-lane multiply-add per tap, reading the input in place{}.", block,
          direct ? ", stored straight into Y" : fmt::format("; {} rows at a time through the epilogue", store_rows));
+  w.line("constexpr int64_t kB = {}, kBlocks = kOutC / kB;  // channels per block", block);
+  w.line("static_assert(kOutC % kB == 0, \"NCHW{}c images of whole blocks\");", block);
   w.line("using Geometry = aotc_simd::DepthwiseBlocked<kInH, kInW, kKH, kKW, kStrideH, kStrideW, kDilationH,");
-  w.line("                                             kDilationW, kPadH, kPadW, kOutH, kOutW>;");
-  w.line("constexpr int64_t kB = aotc_simd::kChannelBlock, kBlocks = kOutC / kB;");
-  w.line("static_assert(kB == 8 && kOutC % kB == 0, \"NCHW8c images\");");
+  w.line("                                             kDilationW, kPadH, kPadW, kOutH, kOutW, kB>;");
   std::string scratch_base;
   if (!direct) {
     w.line("constexpr int64_t kScratchFloats = {};  // per part", store_rows * row_floats);
@@ -181,8 +193,8 @@ Status emit_depthwise_blocked(CppKernel& k, const ConvParams& p) {
     w.line("float* rows = nullptr;  // no epilogue: the rows go straight into Y");
   else
     w.line("float* AOTC_RESTRICT rows = reinterpret_cast<float*>({}) + part * kScratchFloats;", scratch_base);
-  w.line("alignas(32) float taps[kTaps * kB];  // the block's weights, a vector per tap");
-  w.line("alignas(32) float bias[kB];");
+  w.line("alignas(64) float taps[kTaps * kB];  // the block's weights, a vector per tap");
+  w.line("alignas(64) float bias[kB];");
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
   w.line("const float* x = {} + n * kInC * kInPlane;", k.in[0]);
   w.line("{}* y = {} + n * kOutC * kOutPlane;", p.out_ct, k.out[0]);

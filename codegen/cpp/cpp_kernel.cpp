@@ -64,18 +64,33 @@ std::vector<std::string> CppKernelRegistry::ops() const {
   return out;
 }
 
-Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node, const KernelContext& ctx) {
+namespace {
+
+/// Emits the node's kernel into `w`; returns its scratch bytes (0 for ops without an emitter).
+Expected<int64_t> emit_standalone(const Node& node, const KernelContext& ctx, CodeWriter& w) {
   const CppKernelEmitter* emitter = CppKernelRegistry::instance().find(node.op());
   if (!emitter) return int64_t{0};
   std::vector<std::string> in, out;
   for (int i = 0; i < node.num_inputs(); ++i)
     in.push_back(node.input(i) ? fmt::format("in{}", i) : "");
   for (int i = 0; i < node.num_outputs(); ++i) out.push_back(fmt::format("out{}", i));
-  CodeWriter throwaway;
-  CppKernel kernel{node, in, out, throwaway};
+  CppKernel kernel{node, in, out, w};
   kernel.ctx = ctx;
   AOTC_RETURN_IF_ERROR((*emitter)(kernel).with_context(node.describe()));
   return kernel.scratch_bytes;
+}
+
+}  // namespace
+
+Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node, const KernelContext& ctx) {
+  CodeWriter throwaway;
+  return emit_standalone(node, ctx, throwaway);
+}
+
+Expected<std::string> cpp_kernel_text(const Node& node, const KernelContext& ctx) {
+  CodeWriter w;
+  AOTC_RETURN_IF_ERROR(emit_standalone(node, ctx, w).status());
+  return w.str();
 }
 
 std::string compute_type(DType t) {

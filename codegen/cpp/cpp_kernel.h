@@ -59,6 +59,12 @@ struct CppKernel {
   std::vector<const Value*> results;
   /// Set by parallel(): the kernel takes `aotc_thread_pool* pool` and splits its work.
   bool uses_pool = false;
+  /// The node of the final graph this kernel computes when it is not `node`: the Fused node
+  /// whose anchor `node` is. Its kernel_key (targets/tuning.h) finds the tuned parameters.
+  const Node* kernel_node = nullptr;
+
+  /// The node of the final graph this kernel computes.
+  const Node& computed_node() const { return kernel_node ? *kernel_node : node; }
 
   /// The graph value behind input i (see `operands`).
   const Value* operand(int i) const {
@@ -138,6 +144,8 @@ void register_fused_cpp_kernels(CppKernelRegistry& r);
 
 /// Bytes of scratch space the node's kernel asks for (by emitting it into a throwaway writer).
 Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node, const KernelContext& ctx = {});
+/// The body the node's kernel emitter writes (its inputs named in0.., outputs out0..).
+Expected<std::string> cpp_kernel_text(const Node& node, const KernelContext& ctx);
 
 /// Ok when the body of a Fused node can be emitted: an anchor whose emitter accepts epilogues,
 /// element expressions for the other nodes (fused_kernels.cpp).

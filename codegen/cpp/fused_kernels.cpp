@@ -67,6 +67,7 @@ Status emit_fused(CppKernel& k) {
   for (const Value* v : body.anchor->inputs()) in.push_back(v ? pointer_of.at(v) : "");
   CppKernel anchor{*body.anchor, in, k.out, k.w, &epilogue};
   anchor.ctx = k.ctx;
+  anchor.kernel_node = &k.node;
   // The anchor's operands as values of the outer graph (constants, packed weights).
   for (const Value* v : body.anchor->inputs()) {
     const Value* outer = nullptr;

@@ -75,12 +75,12 @@ bool simd_matmul(const Node& node, const TargetFacts* facts) {
 }
 
 std::optional<PanelPacking> matmul_weight_layout(const Node& node, int input, const Value&,
-                                                 const TargetFacts& facts) {
-  if (input != 1 || !simd_matmul(node, &facts)) return std::nullopt;
+                                                 const KernelContext& ctx) {
+  if (input != 1 || !simd_matmul(node, ctx.facts)) return std::nullopt;
   auto ms = matmul_shape(node);
   if (!ms.has_value()) return std::nullopt;
   return PanelPacking{product(static_dims(ms->b_batch)), ms->k.value, ms->n.value,
-                      simd_tile(facts).nr, /*across_y=*/true};
+                      simd_tile(*ctx.facts).nr, /*across_y=*/true};
 }
 
 /// Declares where operand `name`'s matrix of each batch entry starts: a table of offsets
@@ -98,7 +98,8 @@ void emit_batch_access(CodeWriter& w, const char* name, const BatchAccess& acces
 Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
   const Node& node = k.node;
   const TargetFacts& facts = *k.ctx.facts;
-  const SimdTile tile = simd_tile(facts);
+  const KernelParams params = kernel_params(k.computed_node(), k.ctx);
+  const SimdTile tile = with_rows(simd_tile(facts), params);
   const std::vector<int64_t> batch = static_dims(ms.batch);
   const int64_t batch_count = product(batch);
   const int64_t m = ms.m.value, kk = ms.k.value, n = ms.n.value;
@@ -107,9 +108,9 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
   if ((a.table || b.table) && batch_count > kMaxOffsetTable)
     return unsupported("{}: broadcast batch of {} entries is too large for offset tables",
                        node.describe(), batch_count);
-  const bool prepacked = packed_weight(node, 1, k.operand(1), facts).has_value();
+  const bool prepacked = packed_weight(node, 1, k.operand(1), k.ctx).has_value();
   const bool same_b = !b.table && b.stride == 0;  // one B matrix for every batch entry
-  const GemmSplit split = gemm_split(k.ctx, m, n, kk, batch_count, prepacked);
+  const GemmSplit split = with_split(gemm_split(k.ctx, m, n, kk, batch_count, prepacked, tile), params);
   const int64_t panels = (n + tile.nr - 1) / tile.nr;
   const int64_t panels_per_part = split.by_panels ? (panels + split.parts - 1) / split.parts : panels;
 
@@ -118,15 +119,18 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
          node.input(0)->type().to_string(), node.input(1)->type().to_string(),
          node.output(0)->type().to_string(), tile.mr, tile.nr, facts.simd,
          prepacked ? "packed into panels at compile time" : "packed into panels at run time");
-  emit_simd_asserts(w, tile);
+  emit_simd_asserts(w, simd_tile(facts));
+  if (!params.cost_model()) w.line("// Tuned parameters: {}.", params.text());
   w.line("constexpr int64_t kBatch = {};", batch_count);
   w.line("constexpr int64_t kM = {}, kK = {}, kN = {};", m, kk, n);
-  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM);");
+  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM{});",
+         row_tiles_arg(tile, facts));
   // B panels per group: K blocks of the group's panels stay in L2 (the whole K if not blocked).
-  const GemmBlocking first_blocking = gemm_blocking(facts, m, kk, 1, m * kk * 4);
-  const int64_t group = panel_group(
-      facts, first_blocking.blocks > 1 ? (kk + first_blocking.blocks - 1) / first_blocking.blocks : kk);
-  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4);
+  const GemmBlocking first_blocking = gemm_blocking(facts, m, kk, 1, m * kk * 4, tile, params.kc);
+  const int64_t group = with_group(
+      panel_group(facts, first_blocking.blocks > 1 ? (kk + first_blocking.blocks - 1) / first_blocking.blocks : kk),
+      params, panels);
+  const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4, tile, params.kc);
   w.line("constexpr int64_t kGroup = {};  // B panels per group kept in L2", group);
   if (k.epilogue) k.epilogue->emit_prologue(w);
   emit_batch_access(w, "A", a);
@@ -161,7 +165,7 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
          k.out[0]);
   AOTC_RETURN_IF_ERROR(emit_store_policy(k, "y", "kN", result_coords(ms, batch.size(), "batch", "i", "j"),
                                          "i * kN + j"));
-  w.line("aotc_simd::gemm<kM, kN, kK, aotc_simd::ALayout<false, kK>, kGroup, kKc, kRowBlock>(");
+  w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock>(", a_layout(false, tile, facts));
   w.line("    a, bp, store, partial, panel_begin, panel_end, row_begin, row_end);");
   w.close();
   emit_parallel_end(k, split);
@@ -250,11 +254,36 @@ Status emit_matmul(CppKernel& k) {
   return Status::ok();
 }
 
+/// What `aotc tune` times besides the cost model's choice for a SIMD MatMul: tile heights
+/// (fewer ragged tiles), the K reduction blocked or not, one B panel at a time, the other thread
+/// split.
+KernelAlternatives matmul_alternatives(const Node& node, const Node&, const KernelContext& ctx) {
+  KernelAlternatives out;
+  if (!simd_matmul(node, ctx.facts)) return out;
+  Expected<MatMulShape> ms = matmul_shape(node);
+  if (!ms.has_value() || !is_static(ms->batch) || !ms->k.is_static()) return out;
+  const int64_t m = ms->m.value, n = ms->n.value, kk = ms->k.value;
+  out.multiply_adds = static_cast<double>(product(static_dims(ms->batch)) * m * n * kk);
+  std::vector<int> rows = alternative_rows(*ctx.facts, m, n, kk);
+  // One row (decoding) has no tile height to choose.
+  for (size_t i = 0; i < rows.size() && i < 2 && m > 1; ++i) out.params.push_back(KernelParams{.mr = rows[i]});
+  out.params.push_back(KernelParams{.kc = KernelParams::kWholeK});
+  out.params.push_back(KernelParams{.kc = std::max<int64_t>(64, ctx.facts->l1_bytes / 2 / (simd_tile(*ctx.facts).nr * 4))});
+  out.params.push_back(KernelParams{.group = 1});
+  if (ctx.threads > 1) {
+    out.params.push_back(KernelParams{.split = KernelParams::Split::kRows});
+    out.params.push_back(KernelParams{.split = KernelParams::Split::kPanels});
+  }
+  for (size_t i = 2; i < rows.size() && m > 1; ++i) out.params.push_back(KernelParams{.mr = rows[i]});
+  return out;
+}
+
 }  // namespace
 
 void register_matmul_cpp_kernels(CppKernelRegistry& r) {
   r.add("MatMul", emit_matmul, KernelDTypes::kComputable, /*accepts_epilogue=*/true);
   register_weight_layout("MatMul", matmul_weight_layout);
+  register_kernel_alternatives("MatMul", matmul_alternatives);
 }
 
 }  // namespace aotc::codegen

@@ -370,8 +370,8 @@ Status emit_recurrent(CppKernel& k) {
   rk.has_peepholes = rk.lstm && node.input(io::kPeepholes) != nullptr;
   rk.quantized = rs.quantized;
   if (k.ctx.facts && !rk.quantized) {
-    rk.w_packed = packed_weight(node, io::kW, k.operand(io::kW), *k.ctx.facts).has_value();
-    rk.r_packed = packed_weight(node, io::kR, k.operand(io::kR), *k.ctx.facts).has_value();
+    rk.w_packed = packed_weight(node, io::kW, k.operand(io::kW), k.ctx).has_value();
+    rk.r_packed = packed_weight(node, io::kR, k.operand(io::kR), k.ctx).has_value();
   }
 
   CodeWriter& w = k.w;
@@ -419,8 +419,9 @@ Status emit_recurrent(CppKernel& k) {
 }
 
 std::optional<PanelPacking> recurrent_weight_layout(const Node& node, int input, const Value&,
-                                                    const TargetFacts& facts) {
-  if (facts.simd.empty() || node.input(io::kX)->dtype() != DType::kFloat32) return std::nullopt;
+                                                    const KernelContext& ctx) {
+  if (!ctx.facts || ctx.facts->simd.empty() || node.input(io::kX)->dtype() != DType::kFloat32) return std::nullopt;
+  const TargetFacts& facts = *ctx.facts;
   auto rs = recurrent_shape(node);
   if (!rs.has_value() || rs->seq < 0 || rs->batch < 0) return std::nullopt;
   const int64_t gh = rs->gates * rs->hidden;

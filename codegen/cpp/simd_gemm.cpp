@@ -20,6 +20,23 @@ SimdTile pixel_rows_tile(const TargetFacts& facts, int64_t pixels, int64_t colum
   return tile;
 }
 
+SimdTile with_rows(SimdTile tile, const KernelParams& params) {
+  if (params.mr > 0) tile.mr = params.mr;
+  return tile;
+}
+
+std::string row_tiles_arg(const SimdTile& tile, const TargetFacts& facts) {
+  return tile.mr == simd_tile(facts).mr ? "" : fmt::format(", {}", tile.mr);
+}
+
+std::string a_layout(bool packed, const SimdTile& tile, const TargetFacts& facts) {
+  return fmt::format("aotc_simd::ALayout<{}, kK{}>", packed ? "true" : "false", row_tiles_arg(tile, facts));
+}
+
+int64_t with_group(int64_t group, const KernelParams& params, int64_t panels) {
+  return params.group > 0 ? std::min(params.group, std::max<int64_t>(panels, 1)) : group;
+}
+
 int64_t panel_group(const TargetFacts& facts, int64_t k) {
   const int64_t panel_bytes = k * simd_tile(facts).nr * 4;
   const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
@@ -42,14 +59,16 @@ GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, in
 }
 
 GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group,
-                           int64_t a_bytes, const SimdTile& tile) {
+                           int64_t a_bytes, const SimdTile& tile, int64_t kc_choice) {
   const int64_t l1 = facts.l1_bytes > 0 ? facts.l1_bytes : 32 * 1024;
   const int64_t l2 = facts.l2_bytes > 0 ? facts.l2_bytes : 512 * 1024;
   GemmBlocking b;
-  b.kc = std::max<int64_t>(64, l1 / 2 / (tile.nr * 4));
+  b.kc = kc_choice > 0 ? kc_choice : std::max<int64_t>(64, l1 / 2 / (tile.nr * 4));
+  if (kc_choice == KernelParams::kWholeK) return b;
   // A block of B pays only when several row tiles read it; with one (decoding, M = 1) the
   // blocks would only hop between panels instead of streaming each one.
-  if (k <= 2 * b.kc || rows <= tile.mr || fits_l2_unblocked(facts, k, a_bytes)) return b;
+  if (k <= 2 * b.kc || rows <= tile.mr) return b;
+  if (kc_choice < 0 && fits_l2_unblocked(facts, k, a_bytes)) return b;
   // As aotc_simd::KBlocking: equal blocks but the last.
   b.blocks = (k + b.kc - 1) / b.kc;
   const int64_t kb = (k + b.blocks - 1) / b.blocks;
@@ -119,6 +138,31 @@ GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, 
   };
   if (s.by_panels && s.parts > 1 && evenness(rows) > evenness(panels) + 0.05) s.by_panels = false;
   return s;
+}
+
+GemmSplit with_split(GemmSplit split, const KernelParams& params) {
+  if (split.parts > 1 && params.split != KernelParams::Split::kCostModel)
+    split.by_panels = params.split == KernelParams::Split::kPanels;
+  return split;
+}
+
+/// Estimated cycles of an m x n x k product in the register tiles of aotc_simd.h, plus
+/// `store_cycles` per tile: each tile issues rows x vectors multiply-adds per step of k, two per
+/// cycle, but takes at least the 4 cycles of one multiply-add's latency (a tile of few
+/// accumulators waits on its own chains).
+double gemm_tile_cycles(int64_t m, int64_t n, int64_t k, const SimdTile& tile, int64_t lanes,
+                        double store_cycles) {
+  auto cycles = [&](int64_t rows, int64_t cols) {
+    const int64_t vectors = (cols + lanes - 1) / lanes;
+    return k * std::max(static_cast<double>(rows * vectors) / 2.0, 4.0) + store_cycles;
+  };
+  const int64_t full_rows = m / tile.mr, tail_rows = m % tile.mr;
+  const int64_t full_cols = n / tile.nr, tail_cols = n % tile.nr;
+  double total = static_cast<double>(full_rows * full_cols) * cycles(tile.mr, tile.nr);
+  if (tail_cols > 0) total += static_cast<double>(full_rows) * cycles(tile.mr, tail_cols);
+  if (tail_rows > 0) total += static_cast<double>(full_cols) * cycles(tail_rows, tile.nr);
+  if (tail_rows > 0 && tail_cols > 0) total += cycles(tail_rows, tail_cols);
+  return total;
 }
 
 void emit_simd_asserts(CodeWriter& w, const SimdTile& tile) {

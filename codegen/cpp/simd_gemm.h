@@ -9,6 +9,7 @@
 
 #include "codegen/cpp/cpp_kernel.h"
 #include "codegen/cpp/epilogue.h"
+#include "codegen/cpp/kernel_params.h"
 
 namespace aotc::codegen {
 
@@ -27,8 +28,19 @@ SimdTile simd_tile(const TargetFacts& facts);
 /// went to the stack (MobileNetV2's projections to 24 channels 2.5x slower).
 SimdTile pixel_rows_tile(const TargetFacts& facts, int64_t pixels, int64_t columns);
 
+/// `tile` with the rows a kernel's tuned parameters give it (KernelParams::mr), if any.
+SimdTile with_rows(SimdTile tile, const KernelParams& params);
+/// The row-tile height argument of aotc_simd::row_tiles for `tile`: "" for the target's
+/// kTileRows, else ", MR".
+std::string row_tiles_arg(const SimdTile& tile, const TargetFacts& facts);
+/// The A layout of a GEMM reading A in place (row stride kK) or from row panels packed at
+/// compile time (`packed`), in row tiles of tile.mr: aotc_simd::ALayout<packed, kK[, MR]>.
+std::string a_layout(bool packed, const SimdTile& tile, const TargetFacts& facts);
+
 /// B panels per group, so that one group (K x NR floats each) fills about half of L2.
 int64_t panel_group(const TargetFacts& facts, int64_t k);
+/// `group`, or the kernel's tuned group (KernelParams::group) capped at `panels`.
+int64_t with_group(int64_t group, const KernelParams& params, int64_t panels);
 
 /// The K blocking of aotc_simd::gemm for a product of `rows` rows (per thread) and depth k whose
 /// panels go in groups of `group` and whose row tiles read `a_bytes` of A in all: `kc` rows of B
@@ -39,11 +51,14 @@ int64_t panel_group(const TargetFacts& facts, int64_t k);
 /// (docs/performance.md has the measurements behind the margin). Blocked, `row_block` row tiles
 /// (their A blocks and running sums fill most of L2) keep running sums for the whole group in
 /// `partial_floats` floats of scratch per thread.
+/// `kc_choice` overrides the cost model (a kernel's tuned kc, KernelParams::kc): 0 sums the
+/// whole of K unblocked, a positive count cuts blocks of that many rows (when K is deeper than
+/// two of them), -1 leaves it to the rule above.
 struct GemmBlocking {
   int64_t kc = 0, blocks = 1, row_block = 1, partial_floats = 0;
 };
 GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group,
-                           int64_t a_bytes, const SimdTile& tile);
+                           int64_t a_bytes, const SimdTile& tile, int64_t kc_choice = -1);
 GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, int64_t group,
                            int64_t a_bytes);
 
@@ -68,6 +83,15 @@ GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, 
 /// The same for a product in register tiles of `tile` (pixel_rows_tile).
 GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch,
                      bool b_prepacked, const SimdTile& tile);
+/// `split` as a kernel's tuned parameters say (KernelParams::split; unchanged when they leave
+/// it to the cost model or the product runs on one thread).
+GemmSplit with_split(GemmSplit split, const KernelParams& params);
+
+/// Estimated cycles of an m x n x k product in register tiles of `tile` (vectors of `lanes`
+/// floats), plus `store_cycles` per tile: each tile issues rows x vectors multiply-adds per step
+/// of k, two per cycle, but takes at least the 4 cycles of one multiply-add's latency. The cost
+/// model's yardstick for tile shapes and conv forms.
+double gemm_tile_cycles(int64_t m, int64_t n, int64_t k, const SimdTile& tile, int64_t lanes, double store_cycles);
 
 /// Writes the checks that the package was compiled for the instruction set the kernel was written
 /// for (the tile shape is baked into packed weights).

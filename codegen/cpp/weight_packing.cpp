@@ -24,8 +24,8 @@ void register_weight_layout(const std::string& op, WeightLayoutFn fn) {
 }
 
 std::optional<PanelPacking> packed_weight(const Node& anchor, int input, const Value* operand,
-                                          const TargetFacts& facts) {
-  if (facts.simd.empty() || !operand || !operand->is_constant()) return std::nullopt;
+                                          const KernelContext& ctx) {
+  if (!ctx.facts || ctx.facts->simd.empty() || !operand || !operand->is_constant()) return std::nullopt;
   if (operand->dtype() != DType::kFloat32 || operand->uses().size() != 1) return std::nullopt;
   // Read by one kernel, but perhaps at two operand positions (x * x): keep it plain then.
   const Node* user = operand->uses()[0].user;
@@ -33,7 +33,7 @@ std::optional<PanelPacking> packed_weight(const Node& anchor, int input, const V
   CppKernelRegistry::instance();  // the kernel families register their layouts with it
   auto it = layouts().find(anchor.op());
   if (it == layouts().end()) return std::nullopt;
-  return it->second(anchor, input, *operand, facts);
+  return it->second(anchor, input, *operand, ctx);
 }
 
 std::vector<uint8_t> pack_panels(const TensorData& data, const PanelPacking& p) {
@@ -63,9 +63,9 @@ std::vector<uint8_t> pack_panels(const TensorData& data, const PanelPacking& p) 
   return bytes;
 }
 
-WeightImages pack_weights(const Graph& graph, const TargetFacts& facts) {
+WeightImages pack_weights(const Graph& graph, const KernelContext& ctx) {
   WeightImages images;
-  if (facts.simd.empty()) return images;
+  if (!ctx.facts || ctx.facts->simd.empty()) return images;
   // The graph and the bodies of its control-flow nodes: their kernels read the same weights.
   std::function<void(const Graph&)> pack_graph = [&](const Graph& g) {
     auto is_output = [&](const Value* v) {
@@ -92,7 +92,7 @@ WeightImages pack_weights(const Graph& graph, const TargetFacts& facts) {
       for (int i = 0; i < static_cast<int>(operands.size()); ++i) {
         const Value* v = operands[static_cast<size_t>(i)];
         if (!v || is_output(v) || images.count(v)) continue;
-        if (auto packing = packed_weight(*anchor, i, v, facts))
+        if (auto packing = packed_weight(*anchor, i, v, ctx))
           images.emplace(v, pack_panels(*v->constant_data(), *packing));
       }
     }

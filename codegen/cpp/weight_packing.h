@@ -16,6 +16,7 @@
 #include <optional>
 #include <vector>
 
+#include "codegen/cpp/cpp_kernel.h"
 #include "graph/graph.h"
 #include "passes/plan_memory.h"
 #include "targets/target.h"
@@ -32,10 +33,11 @@ struct PanelPacking {
 };
 
 /// Decides whether the kernel of `anchor` reads its input `input`, whose graph value is
-/// `operand` (a constant), pre-packed, and how. Registered per op by the kernel families
+/// `operand` (a constant), pre-packed, and how (ctx: the target and the thread count, which
+/// may change the kernel's tuned parameters). Registered per op by the kernel families
 /// (register_weight_layout); nullopt: the kernel reads it as it is.
 using WeightLayoutFn = std::function<std::optional<PanelPacking>(
-    const Node& anchor, int input, const Value& operand, const TargetFacts& facts)>;
+    const Node& anchor, int input, const Value& operand, const KernelContext& ctx)>;
 
 void register_weight_layout(const std::string& op, WeightLayoutFn fn);
 
@@ -44,12 +46,13 @@ void register_weight_layout(const std::string& op, WeightLayoutFn fn);
 /// (shared constants keep their plain layout for their other readers) and the op's registered
 /// layout function asks for packing.
 std::optional<PanelPacking> packed_weight(const Node& anchor, int input, const Value* operand,
-                                          const TargetFacts& facts);
+                                          const KernelContext& ctx);
 
 /// The packed bytes of f32 `data` under `packing`.
 std::vector<uint8_t> pack_panels(const TensorData& data, const PanelPacking& packing);
 
-/// Every constant the kernels of `graph` read pre-packed on this target, with its packed bytes.
-WeightImages pack_weights(const Graph& graph, const TargetFacts& facts);
+/// Every constant the kernels of `graph` read pre-packed on this target (at ctx.threads), with
+/// its packed bytes.
+WeightImages pack_weights(const Graph& graph, const KernelContext& ctx);
 
 }  // namespace aotc::codegen

@@ -27,6 +27,9 @@ void register_x86_64_avx2_target(TargetRegistry& r) {
   // No NCHWc layout (nchwc_block 0): with 6 x 16 register tiles the GEMMs with output pixels
   // as rows lost to the row-major kernels (AVX2 packages on the Zen 4 machine, alternating:
   // ResNet-50 1.10x slower in NCHW8c, MobileNetV2 0.99x).
+  f.isa = {"fma", "avx2", "f16c", "bmi2"};
+  f.fma_per_cycle_256 = 2;
+  f.fma_source = "assumed for the class (two 256-bit FMA ports: Haswell and later, Zen 2 and later)";
   f.dtypes = all_cpu_dtypes();
   f.accumulation = simd_cpu_accumulation();
   f.flush_denormals = false;

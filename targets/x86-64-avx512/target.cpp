@@ -28,6 +28,12 @@ void register_x86_64_avx512_target(TargetRegistry& r) {
   // 16: a 16-lane multiply-add costs two 8-lane ones on Zen 4, and MobileNetV2's 24-channel
   // images are multiples of 8 only).
   f.nchwc_block = 8;
+  f.isa = {"fma", "avx2", "f16c", "bmi2", "avx512f", "avx512dq", "avx512bw", "avx512vl"};
+  // What the class assumes of a core, without the machine to ask: the Zen 4 figures its
+  // constants were measured with (`host` reads its own CPU; `aotc tune` measures).
+  f.fma_per_cycle_256 = 2;
+  f.fma_per_cycle_512 = 1;
+  f.fma_source = "assumed for the class (Zen 4: two 256-bit FMA pipes, a 512-bit FMA in two halves)";
   f.layouts.push_back("NCHW8c (images between convolutions)");
   f.dtypes = all_cpu_dtypes();
   f.accumulation = simd_cpu_accumulation();

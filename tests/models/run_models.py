@@ -37,12 +37,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "models"))
 import bert  # noqa: E402
 import crnn  # noqa: E402
+import inception_v2  # noqa: E402
 import llama  # noqa: E402
 import mlp  # noqa: E402
 import mobilenet_v2  # noqa: E402
 import quantized  # noqa: E402
 import resnet50  # noqa: E402
 import silero_vad  # noqa: E402
+import squeezenet  # noqa: E402
 from builder import count_ops, save, write_inputs  # noqa: E402
 from memory_plan_check import check_package  # noqa: E402
 
@@ -63,6 +65,8 @@ MODELS = {
     "crnn": (crnn, {}),
     "bert_quantized": (quantized, dict(base="bert")),
     "crnn_quantized": (quantized, dict(base="crnn", weight_type="QUInt8")),
+    "squeezenet": (squeezenet, {}),
+    "inception_v2": (inception_v2, {}),
 }
 
 

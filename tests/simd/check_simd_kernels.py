@@ -10,7 +10,8 @@ MaxPool/AveragePool (vectorised interior columns, per-tap borders) with strides,
 ceil_mode, rows too narrow for an interior and windows that start in the padding; Softmax and
 LayerNormalization rows (8-lane maxima and double sums, a ragged tail) split among threads;
 MobileNet-style chains whose images the layout pass keeps in NCHW8c (stem into the blocked
-layout, 1x1s reading it, depthwise kernels on it, fused residuals, the last 1x1 back to NCHW).
+layout, 1x1s reading it, depthwise kernels on it, fused residuals, the last 1x1 back to NCHW);
+on AVX-512 also in NCHW16c (a package compiled with --nchwc-block 16).
 
 All cases are branches of ONE model, so each (target, threads) pair is one package and one
 build; the packages of every thread count are built together. Each output must match
@@ -168,15 +169,27 @@ NCHWC_GLOBAL_POOL = {
 NCHWC_PATHS = {
     "depthwise over NCHWc, through an epilogue": "aotc_simd::depthwise_blocked<Geometry, false>",
     "depthwise over NCHWc, stored directly": "aotc_simd::depthwise_blocked<Geometry, true>",
-    "1x1 reading NCHWc": "aotc_simd::BlockedPixels<kInPlane, kMR>",
-    "NCHWc result, stored directly": "aotc_simd::BlockedStore<kOutPlane>",
-    "NCHWc result, through an epilogue": "aotc_simd::blocked_epilogue_store(",
+    "1x1 reading NCHWc": "aotc_simd::BlockedPixels<kInPlane, kMR, kInB>",
+    "NCHWc result, stored directly": "aotc_simd::BlockedStore<kOutPlane, 8>",
+    "NCHWc result, through an epilogue": "aotc_simd::blocked_epilogue_store<8>(",
     "NCHWc input, row-major result": "Y row-major (tiles transposed)",
     "NCHWc input by windows of a padded copy": "input by windows of a zero-padded copy",
     "NCHWc input by windows in place": "input by windows, in place",
     "MaxPool over NCHWc": "MaxPool over NCHW8c images",
     "NCHWc result of pixel tiles read in place": "input (no im2col); W packed into panels at compile time; Y NCHWc",
     "global pooling of NCHWc": "Pool over an NCHW8c image",
+}
+
+# On AVX-512 a package compiled with --nchwc-block 16 as well: the chains whose channels are all
+# multiples of 16 (nchwc_s2_to_7x7, nchwc_stem7x7_in_place, nchwc_threads,
+# nchwc_global_max_batch2) then run their kernels over NCHW16c images, 16-lane vectors per pixel.
+NCHWC16_PATHS = {
+    "depthwise over NCHW16c": "constexpr int64_t kB = 16, kBlocks = kOutC / kB;",
+    "1x1 reading NCHW16c": "constexpr int64_t kInB = 16;",
+    "NCHW16c result, stored directly": "aotc_simd::BlockedStore<kOutPlane, 16>",
+    "NCHW16c result, through an epilogue": "aotc_simd::blocked_epilogue_store<16>(",
+    "MaxPool over NCHW16c": "MaxPool over NCHW16c images",
+    "global pooling of NCHW16c": "Pool over an NCHW16c image",
 }
 
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).
@@ -382,14 +395,28 @@ def main():
         f.write_bytes(numpy_helper.from_array(feeds[vi.name], vi.name).SerializeToString())
         input_files.append(f)
 
+    # The NCHWc kernels are there only on targets whose facts list the NCHW8c layout; NCHW16c
+    # with 512-bit vectors.
+    targets = subprocess.run([str(aotc), "targets"], capture_output=True, text=True).stdout
+    if "\n" + args.target + "\n" not in targets:
+        print(f"FAILED: `aotc targets` does not list {args.target}")
+        return 1
+    facts = targets.split("\n" + args.target + "\n", 1)[1].split("\n  numerics", 1)[0]
+    nchwc_paths = NCHWC_PATHS if "NCHW8c" in facts else {}
+    sixteen = bool(nchwc_paths) and "512-bit vectors" in facts
+
     threads = [int(t) for t in args.threads.split(",") if t]
-    names = [f"simd_t{t}" for t in threads]
-    for name, t in zip(names, threads):
+    # (package, threads, extra flags)
+    packages = [(f"simd_t{t}", t, []) for t in threads]
+    if sixteen:
+        packages.append((f"simd_t{threads[-1]}_c16", threads[-1], ["--nchwc-block", "16"]))
+    names = [name for name, _, _ in packages]
+    for name, t, extra in packages:
         p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
-                            str(work / "pkgs" / name), "--name", name, "--threads", str(t)],
+                            str(work / "pkgs" / name), "--name", name, "--threads", str(t)] + extra,
                            capture_output=True, text=True)
         if p.returncode != 0:
-            print(f"FAILED: aotc compile --threads {t}: {p.stderr.strip()}")
+            print(f"FAILED: aotc compile --threads {t} {' '.join(extra)}: {p.stderr.strip()}")
             return 1
     (work / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.16)\nproject(aotc_simd_kernels C CXX)\n" +
@@ -402,14 +429,8 @@ def main():
         return 1
 
     passed, failed = 0, 0
-    # The NCHWc kernels are there only on targets whose facts list the NCHW8c layout.
-    targets = subprocess.run([str(aotc), "targets"], capture_output=True, text=True).stdout
-    if "\n" + args.target + "\n" not in targets:
-        print(f"FAILED: `aotc targets` does not list {args.target}")
-        return 1
-    facts = targets.split("\n" + args.target + "\n", 1)[1].split("\n  numerics", 1)[0]
-    nchwc_paths = NCHWC_PATHS if "NCHW8c" in facts else {}
-    print(f"{args.target}: NCHWc kernels {'expected' if nchwc_paths else 'not expected (row-major only)'}")
+    print(f"{args.target}: NCHWc kernels {'expected' if nchwc_paths else 'not expected (row-major only)'}"
+          f"{', NCHW16c too (--nchwc-block 16)' if sixteen else ''}")
     # Which convolution path a case takes is the compiler's choice: check that each path still
     # has a case (a change of the cost estimate could otherwise leave one untested).
     for name in names:
@@ -418,7 +439,7 @@ def main():
             if marker not in source:
                 print(f"FAILED: {name}: no convolution case takes the {path} path ({marker!r})")
                 failed += 1
-        for path, marker in nchwc_paths.items():
+        for path, marker in (NCHWC16_PATHS if name.endswith("_c16") else nchwc_paths).items():
             if marker not in source:
                 print(f"FAILED: {name}: no NCHWc case takes the {path} path ({marker!r})")
                 failed += 1

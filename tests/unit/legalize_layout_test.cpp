@@ -9,6 +9,7 @@
 #include "graph/ir_text.h"
 #include "passes/legalize_layout.h"
 #include "passes/pipeline.h"
+#include "targets/tuning.h"
 
 namespace aotc {
 namespace {
@@ -211,6 +212,91 @@ graph @forms(%x: f32[1x16x9x9], %z: f32[1x12x9x9]) -> (%a: f32[1x16x9x9], %b: f3
   EXPECT_TRUE(!forms("e").reads_blocked && forms("e").writes_blocked);  // 12 channels in
   EXPECT_TRUE(!forms("f").reads_blocked && !forms("f").writes_blocked);  // 12 channels out
   EXPECT_FALSE(nchwc_conv_forms(*(*g)->find_value("a")->producer(), 0).writes_blocked);
+}
+
+// An inverted residual whose channels are all multiples of 16, so that its region may take
+// NCHW16c: stem 3 -> 16, 1x1 16 -> 32, depthwise 32, 1x1 32 -> 16 + the stem's result, 1x1 -> 32.
+const char* kSixteens = R"(
+graph @sixteens(%x: f32[1x3x16x16]) -> (%y: f32[1x32x16x16]) {
+  %w0 = const f32[16x3x3x3] dense<0.1>
+  %w1 = const f32[32x16x1x1] dense<0.2>
+  %wd = const f32[32x1x3x3] dense<0.3>
+  %w2 = const f32[16x32x1x1] dense<0.05>
+  %w3 = const f32[32x16x1x1] dense<0.1>
+  %s = Conv(%x, %w0) {pads = [1, 1, 1, 1]} : f32[1x16x16x16]
+  %sr = Relu(%s) : f32[1x16x16x16]
+  %e = Conv(%sr, %w1) : f32[1x32x16x16]
+  %er = Relu(%e) : f32[1x32x16x16]
+  %d = Conv(%er, %wd) {group = 32, pads = [1, 1, 1, 1]} : f32[1x32x16x16]
+  %p = Conv(%d, %w2) : f32[1x16x16x16]
+  %r = Add(%p, %sr) : f32[1x16x16x16]
+  %y = Conv(%r, %w3) : f32[1x32x16x16]
+  return %y
+}
+)";
+
+/// The IR after the pipeline on `facts`, with the layout pass's choice `block` (0: its own).
+std::unique_ptr<Graph> compile_on(const std::string& ir, const TargetFacts& facts, int block = 0) {
+  auto g = parse_graph(ir);
+  EXPECT_TRUE(g.has_value()) << g.status().message();
+  PipelineOptions options;
+  options.target = &facts;
+  options.nchwc_block = block;
+  options.verify_each = true;
+  Status s = run_pipeline(**g, options);
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  return std::move(*g);
+}
+
+TEST(LegalizeLayout, SixteenChannelBlocksWhereTheFmaRatesSaySo) {
+  // Zen 4's rates (the class's): a 16-lane FMA costs two 8-lane ones, so NCHW8c.
+  TargetFacts zen4 = facts_of("x86-64-avx512");
+  EXPECT_EQ(compile_on(kSixteens, zen4)->find_value("er")->type().channel_block, 8);
+  // Two 512-bit FMA ports: 16 lanes cost what 8 do, so NCHW16c where the channels allow.
+  TargetFacts xeon = zen4;
+  xeon.fma_per_cycle_512 = 2;
+  auto g = compile_on(kSixteens, xeon);
+  for (const char* v : {"sr", "er", "d", "r"}) EXPECT_EQ(g->find_value(v)->type().channel_block, 16) << v;
+  EXPECT_EQ(layout_of(*g, "y"), Layout::kRowMajor);
+  // A region with a 24-channel image keeps 8 channels per block, whatever the rates.
+  EXPECT_EQ(compile_on(kInvertedResidual, xeon)->find_value("ec")->type().channel_block, 8);
+  // --nchwc-block forces either where the channels allow.
+  EXPECT_EQ(compile_on(kSixteens, zen4, 16)->find_value("er")->type().channel_block, 16);
+  EXPECT_EQ(compile_on(kSixteens, xeon, 8)->find_value("er")->type().channel_block, 8);
+  EXPECT_EQ(compile_on(kInvertedResidual, zen4, 16)->find_value("ec")->type().channel_block, 8);
+  // AVX2 has no NCHWc kernels at all.
+  EXPECT_EQ(layout_of(*compile_on(kSixteens, facts_of("x86-64-avx2"), 16), "er"), Layout::kRowMajor);
+}
+
+TEST(LegalizeLayout, TuningRecordsChooseTheRegionsBlock) {
+  // Records of every kernel of the region in both layouts, as `aotc tune` leaves them: the
+  // block whose kernels sum to less wins over the cost model's choice.
+  const TargetFacts zen4 = facts_of("x86-64-avx512");
+  auto records_for = [&](double ms8, double ms16) {
+    auto tuning = std::make_shared<KernelTuning>();
+    for (int block : {8, 16}) {
+      auto g = compile_on(kSixteens, zen4, block);
+      for (const Node* n : g->nodes()) {
+        if (n->op() != "Conv" && n->op() != "Fused") continue;
+        TuningRecord r{kernel_key(*n), 1, "", block == 8 ? ms8 : ms16, block == 8 ? ms8 : ms16, {}};
+        tuning->records.emplace(std::make_pair(r.kernel, 1), r);
+      }
+    }
+    return tuning;
+  };
+  TargetFacts tuned = zen4;
+  tuned.tuning = records_for(1.0, 0.5);
+  EXPECT_EQ(compile_on(kSixteens, tuned)->find_value("er")->type().channel_block, 16);
+  tuned.tuning = records_for(0.5, 1.0);
+  EXPECT_EQ(compile_on(kSixteens, tuned)->find_value("er")->type().channel_block, 8);
+  // A region with a kernel timed in one layout only: the cost model decides.
+  auto partial = std::make_shared<KernelTuning>(*records_for(1.0, 0.5));
+  for (auto it = partial->records.begin(); it != partial->records.end();)
+    it = it->first.first.find("NCHW8c") != std::string::npos && it->first.first.find("group=32") != std::string::npos
+             ? partial->records.erase(it)
+             : std::next(it);
+  tuned.tuning = partial;
+  EXPECT_EQ(compile_on(kSixteens, tuned)->find_value("er")->type().channel_block, 8);
 }
 
 TEST(LegalizeLayout, TheIrTextKeepsTheLayout) {

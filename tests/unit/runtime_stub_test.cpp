@@ -684,6 +684,24 @@ TEST(Runner, HandlesTheCommandLine) {
   r = run_runner(scale_model(), {"--weights"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--weights needs a value"), std::string::npos);
+  r = run_runner(scale_model(), {"--bench", "2", "--flush", "-5"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--flush needs a positive number of bytes, got '-5'"), std::string::npos) << r.err;
+}
+
+TEST(Runner, FlushesBetweenBenchRunsAndComputesTheSame) {
+  // The caches flushed before each timed run (aotc tune's cold weights): the statistics line of
+  // the runs, and the outputs of the deterministic inputs, untouched by the flush.
+  fs::path dir = temp_dir();
+  write_bytes(dir / "w.bin", float_weights(2.0f));
+  RunResult r = run_runner(scale_model(), {"--weights", (dir / "w.bin").string(), "--output-dir", dir.string(),
+                                           "--bench", "3", "--flush", "1048576"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(" ms, 3 runs)"), std::string::npos) << r.out;
+  std::string name;
+  std::vector<float> y = read_output(dir / "output_0.pb", &name);
+  ASSERT_EQ(y.size(), 6u);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], 2.0f * (static_cast<float>(i) / 6.0f)) << i;
 }
 
 }  // namespace

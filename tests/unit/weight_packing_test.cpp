@@ -62,8 +62,8 @@ TEST(WeightPacking, OnlySimdTargetsPackAndOnlyConstantsReadOnce) {
     const Target* avx2 = TargetRegistry::instance().find("x86-64-avx2");
     const Target* portable = TargetRegistry::instance().find("x86-64");
     ASSERT_TRUE(avx2 && portable);
-    EXPECT_TRUE(portable->weight_images(g).empty());
-    WeightImages images = avx2->weight_images(g);
+    EXPECT_TRUE(portable->weight_images(g, 1).empty());
+    WeightImages images = avx2->weight_images(g, 1);
     EXPECT_EQ(images.count(w), shared ? 0u : 1u);
     if (!shared) {
       // 16-column panels: row 0 of panel 0 holds W[0][0..16).

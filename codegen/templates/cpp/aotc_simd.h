@@ -336,18 +336,20 @@ AOTC_SIMD_INLINE void tile(const ARows ar, const float* b, const int64_t* off, f
   }
 }
 
-/// How A is read: in place with row stride kLda, or (kPacked) from row panels of kTileRows rows
-/// packed at compile time (the last panel M % kTileRows rows high). rows<MR, K>(a, r, k0): the
-/// MR rows of row tile r from column k0 on. Every A layout says how many rows its row tiles
-/// have (kRows): kTileRows here, as the packed panels are cut.
-template <bool kPacked, int64_t kLda>
+/// How A is read: in place with row stride kLda, or (kPacked) from row panels of kMR rows
+/// packed at compile time (the last panel M % kMR rows high). rows<MR, K>(a, r, k0): the MR
+/// rows of row tile r from column k0 on. Every A layout says how many rows its row tiles have
+/// (kRows): kMR here (kTileRows unless the kernel's parameters say otherwise), as the packed
+/// panels are cut.
+template <bool kPacked, int64_t kLda, int kMR = kTileRows>
 struct ALayout {
-  static constexpr int kRows = kTileRows;
+  static constexpr int kRows = kMR;
+  static_assert(kMR <= kMaxTileRows, "more rows than the registers hold");
   static constexpr bool kPrefetchB = true;  // see gemm
   template <int MR, int64_t K>
   static AOTC_SIMD_INLINE auto rows(const float* a, int64_t r, int64_t k0) {
     constexpr int64_t kAR = kPacked ? 1 : kLda, kAC = kPacked ? MR : 1;
-    const float* ar = kPacked ? a + r * kTileRows * K : a + r * kTileRows * kLda;
+    const float* ar = kPacked ? a + r * kMR * K : a + r * kMR * kLda;
     return StridedRows<kAR, kAC>{ar + k0 * kAC};
   }
 };

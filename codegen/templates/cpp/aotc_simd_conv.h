@@ -271,11 +271,12 @@ struct GridStore {
 };
 
 /// Packs row tiles [row_begin, row_end) of PixelRows<S> (output pixels by (channel, tap)
-/// columns of the convolution S over its padded input `src`) into row panels of kTileRows rows,
-/// the layout ALayout<true, K> reads: tile r at dst + r * kTileRows * K, element (i, p) at
-/// p * rows + i. One copy per convolution, so that the GEMM's broadcasts read each tile's K
-/// columns in sequence instead of one plane apart.
-template <typename S>
+/// columns of the convolution S over its padded input `src`) into row panels of kTileRows rows
+/// (the kernel's tile height, at most a vector's lanes), the layout ALayout<true, K, kTileRows>
+/// reads: tile r at dst + r * kTileRows * K, element (i, p) at p * rows + i. One copy per
+/// convolution, so that the GEMM's broadcasts read each tile's K columns in sequence instead of
+/// one plane apart.
+template <typename S, int kTileRows = aotc_simd::kTileRows>
 inline void pack_pixel_rows(const float* src, float* dst, int64_t row_begin, int64_t row_end) {
   constexpr int64_t K = S::kK;
   for (int64_t r = row_begin; r < row_end; ++r) {
@@ -324,16 +325,16 @@ inline void pack_pixel_rows(const float* src, float* dst, int64_t row_begin, int
   }
 }
 
-/// Channels of a pixel that the NCHWc layout keeps together (TargetFacts::nchwc_block): one
-/// 8-lane vector. An image of C channels is C / kBlock planes of H x W x kBlock floats.
+/// Channels of a pixel that the NCHWc layout keeps together by default (TargetFacts::nchwc_block;
+/// the layout pass may choose 16 per region on AVX-512): one 8-lane vector. An image of C
+/// channels is C / kB planes of H x W x kB floats. Every NCHWc template takes its block kB.
 constexpr int64_t kChannelBlock = 8;
-static_assert(kLanes % kChannelBlock == 0, "a vector holds whole channel blocks");
 
-/// A whose rows are the pixels of an NCHWc image and whose columns are its channels, read in
-/// place (a 1x1 convolution with unit strides): A(q, c) = x[c / 8][q][c % 8], the channel block
-/// planes kPlane pixels apart. A row tile's 8 channels of a block are MR x 8 consecutive floats.
-/// Row tiles of kMR pixels (see PixelRows).
-template <int64_t kPlane, int kMR = kTileRows>
+/// A whose rows are the pixels of an NCHWc image (blocks of kB channels) and whose columns are
+/// its channels, read in place (a 1x1 convolution with unit strides): A(q, c) =
+/// x[c / kB][q][c % kB], the channel block planes kPlane pixels apart. A row tile's kB channels
+/// of a block are MR x kB consecutive floats. Row tiles of kMR pixels (see PixelRows).
+template <int64_t kPlane, int kMR = kTileRows, int64_t kB = kChannelBlock>
 struct BlockedPixels {
   static constexpr int kRows = kMR;
   static_assert(kMR <= kMaxTileRows, "more rows than the registers hold");
@@ -343,25 +344,25 @@ struct BlockedPixels {
     int64_t k0;
     AOTC_SIMD_INLINE float at(int i, int64_t p) const {
       const int64_t c = k0 + p;
-      return a[c / kChannelBlock * kPlane * kChannelBlock + i * kChannelBlock + c % kChannelBlock];
+      return a[c / kB * kPlane * kB + i * kB + c % kB];
     }
   };
   template <int MR, int64_t K>
   static AOTC_SIMD_INLINE Rows rows(const float* a, int64_t r, int64_t k0) {
-    return Rows{a + r * kMR * kChannelBlock, k0};
+    return Rows{a + r * kMR * kB, k0};
   }
 };
 
-/// A convolution reading an NCHWc image of C channels, computed with its output pixels as the
-/// GEMM's rows (read through PixelRows<BlockedWindow>): the image has H x W pixels per channel
-/// block, its padding already made explicit (pad_blocked) or none needed; output pixel q =
-/// (oh, ow) reads the window at pixel (oh SH, ow SW), and column (c, kh, kw) of A is that
-/// pixel's channel c shifted by the tap (kh DH, kw DW). Every pixel's 8 channels of a block
-/// are contiguous, so strides need no phase planes.
+/// A convolution reading an NCHWc image of C channels (blocks of kB), computed with its output
+/// pixels as the GEMM's rows (read through PixelRows<BlockedWindow>): the image has H x W pixels
+/// per channel block, its padding already made explicit (pad_blocked) or none needed; output
+/// pixel q = (oh, ow) reads the window at pixel (oh SH, ow SW), and column (c, kh, kw) of A is
+/// that pixel's channel c shifted by the tap (kh DH, kw DW). Every pixel's kB channels of a
+/// block are contiguous, so strides need no phase planes.
 template <int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t SH, int64_t SW,
-          int64_t DH, int64_t DW, int64_t OH, int64_t OW>
+          int64_t DH, int64_t DW, int64_t OH, int64_t OW, int64_t kB = kChannelBlock>
 struct BlockedWindow {
-  static_assert(C % kChannelBlock == 0, "NCHWc images hold whole channel blocks");
+  static_assert(C % kB == 0, "NCHWc images hold whole channel blocks");
   static_assert((OH - 1) * SH + (KH - 1) * DH < H && (OW - 1) * SW + (KW - 1) * DW < W,
                 "every window inside the image");
   static constexpr int64_t kK = C * KH * KW, kPixels = OH * OW;
@@ -370,20 +371,17 @@ struct BlockedWindow {
   static constexpr bool kPrefetchB = true;
   static constexpr ColumnOffsets<kK> kOffsets =
       column_offsets<C, KH, KW>([](int64_t c, int64_t kh, int64_t kw) {
-        return c / kChannelBlock * H * W * kChannelBlock + (kh * DH * W + kw * DW) * kChannelBlock +
-               c % kChannelBlock;
+        return c / kB * H * W * kB + (kh * DH * W + kw * DW) * kB + c % kB;
       });
   /// Where output pixel q's window starts (floats from the image's start, channel 0).
-  static constexpr int64_t grid_at(int64_t q) {
-    return (q / OW * SH * W + q % OW * SW) * kChannelBlock;
-  }
+  static constexpr int64_t grid_at(int64_t q) { return (q / OW * SH * W + q % OW * SW) * kB; }
 };
 
-/// Copies channel blocks [block_begin, block_end) of an NCHWc image (IH x IW pixels) into a
-/// zero-padded one of H x W pixels, pixel (r, c) of the copy being (r - PH, c - PW) of x.
-template <int64_t IH, int64_t IW, int64_t PH, int64_t PW, int64_t H, int64_t W>
+/// Copies channel blocks [block_begin, block_end) of an NCHWc image (IH x IW pixels, blocks of
+/// B channels) into a zero-padded one of H x W pixels, pixel (r, c) of the copy being
+/// (r - PH, c - PW) of x.
+template <int64_t IH, int64_t IW, int64_t PH, int64_t PW, int64_t H, int64_t W, int64_t B = kChannelBlock>
 inline void pad_blocked(const float* x, float* padded, int64_t block_begin, int64_t block_end) {
-  constexpr int64_t B = kChannelBlock;
   constexpr int64_t kLo = std::min<int64_t>(PW, W), kHi = std::clamp<int64_t>(PW + IW, kLo, W);
   for (int64_t b = block_begin; b < block_end; ++b) {
     for (int64_t r = 0; r < H; ++r) {
@@ -400,73 +398,89 @@ inline void pad_blocked(const float* x, float* padded, int64_t block_begin, int6
   }
 }
 
+/// Stores vector `v` (kLanes floats of channels c0 .. c0 + kLanes - 1 of one pixel) into an
+/// NCHWc layout whose block b starts at `at + b * kBlockStride` (the pixel's kB floats there):
+/// one store when a block holds the vector, one per block when the vector holds several
+/// (8-channel blocks of a 16-lane vector). `aligned`: the addresses are multiples of the
+/// vector's size.
+template <int64_t kB, int64_t kBlockStride, bool aligned>
+AOTC_SIMD_INLINE void store_blocked(float* at, int64_t c0, V::reg v, int cols) {
+  static_assert(kB % kLanes == 0 || kLanes % kB == 0, "vectors of whole blocks, or blocks of whole vectors");
+  if constexpr (kB >= kLanes) {
+    float* p = at + c0 / kB * kBlockStride + c0 % kB;
+    if constexpr (aligned) {
+#if defined(__AVX512F__)
+      _mm512_store_ps(p, v);
+#else
+      _mm256_store_ps(p, v);
+#endif
+    } else {
+      V::store(p, v);
+    }
+  } else {
+#if defined(__AVX512F__)
+    // An 8-channel block per 256-bit half.
+    float* p = at + c0 / kB * kBlockStride;
+    if constexpr (aligned) _mm256_store_ps(p, _mm512_castps512_ps256(v));
+    else _mm256_storeu_ps(p, _mm512_castps512_ps256(v));
+    if (kB < cols) {
+      if constexpr (aligned) _mm256_store_ps(p + kBlockStride, _mm512_extractf32x8_ps(v, 1));
+      else _mm256_storeu_ps(p + kBlockStride, _mm512_extractf32x8_ps(v, 1));
+    }
+#endif
+  }
+}
+
 /// Store policy for a product computed with pixels as rows and channels as columns into an
-/// NCHWc image of kPlane pixels: tile element (i, j) goes to y[j / 8][i][j % 8], so each
-/// vector of a tile row is one (or, 16 lanes wide, two) whole channel blocks of a pixel. The
-/// columns of a tile are whole blocks (the channel count is a multiple of 8).
-template <int64_t kPlane>
+/// NCHWc image of kPlane pixels (blocks of kB channels): tile element (i, j) goes to
+/// y[j / kB][i][j % kB], so each vector of a tile row is one (or, 16 lanes wide, two 8-channel)
+/// whole channel blocks of a pixel, or half of a 16-channel block (8 lanes). The columns of a
+/// tile are whole blocks (the channel count is a multiple of kB).
+template <int64_t kPlane, int64_t kB = kChannelBlock>
 struct BlockedStore {
   float* y;
   template <int MR, int kCols>
   AOTC_SIMD_INLINE void tile(const V::reg (&acc)[MR][vectors(kCols)], int64_t i0, int64_t j0) {
-    static_assert(kCols % kChannelBlock == 0, "tiles of whole channel blocks");
-    constexpr int64_t kBlockStride = kPlane * kChannelBlock;
-    float* at = y + j0 / kChannelBlock * kBlockStride + i0 * kChannelBlock;
+    static_assert(kCols % kB == 0, "tiles of whole channel blocks");
+    constexpr int64_t kBlockStride = kPlane * kB;
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       // No unroll pragma (as store_tile): a one-vector tile leaves no loop to annotate.
-      for (int v = 0; v < vectors(kCols); ++v) {
-        float* block = at + i * kChannelBlock + v * (kLanes / kChannelBlock) * kBlockStride;
-#if defined(__AVX512F__)
-        _mm256_storeu_ps(block, _mm512_castps512_ps256(acc[i][v]));
-        if (v * kLanes + kChannelBlock < kCols)
-          _mm256_storeu_ps(block + kBlockStride, _mm512_extractf32x8_ps(acc[i][v], 1));
-#else
-        V::store(block, acc[i][v]);
-#endif
-      }
+      for (int v = 0; v < vectors(kCols); ++v)
+        store_blocked<kB, kBlockStride, false>(y + (i0 + i) * kB, j0 + v * kLanes, acc[i][v], kCols - v * kLanes);
     }
   }
 };
 
 /// BlockedStore through a fused epilogue: the tile, plus the bias of its columns (`bias`, one
 /// per channel; nullptr for none), is laid out as Y holds it, channel block after block
-/// (MR pixels x 8 floats each, MR x 8 floats apart), and `f(t, ld, i0, j0, rows, cols)`
-/// stores block b's rows x 8 values, from t + b ld on, to Y's consecutive elements from
-/// block j0 / 8 + b, pixel i0 on. A run of contiguous floats per block, which the compiler
+/// (MR pixels x kB floats each, MR x kB floats apart), and `f(t, ld, i0, j0, rows, cols)`
+/// stores block b's rows x kB values, from t + b ld on, to Y's consecutive elements from
+/// block j0 / kB + b, pixel i0 on. A run of contiguous floats per block, which the compiler
 /// vectorises; the element-by-element loop over a tile row's 8-float pieces stayed scalar.
-template <typename F>
+template <typename F, int64_t kB = kChannelBlock>
 struct BlockedEpilogueStore {
   F f;
   const float* bias;
   template <int MR, int kCols>
   AOTC_SIMD_INLINE void tile(const V::reg (&acc)[MR][vectors(kCols)], int64_t i0, int64_t j0) {
-    static_assert(kCols % kChannelBlock == 0, "tiles of whole channel blocks");
-    constexpr int64_t ld = MR * kChannelBlock;
-    alignas(64) float t[kCols / kChannelBlock * ld];
+    static_assert(kCols % kB == 0, "tiles of whole channel blocks");
+    constexpr int64_t ld = MR * kB;
+    alignas(64) float t[kCols / kB * ld];
     for (int v = 0; v < vectors(kCols); ++v) {
       const V::reg b = bias ? (v * kLanes + kLanes <= kCols ? V::load(bias + j0 + v * kLanes)
                                                             : V::load_n(bias + j0 + v * kLanes, kCols - v * kLanes))
                             : V::zero();
-      float* block = t + v * (kLanes / kChannelBlock) * ld;
 #pragma GCC unroll 16
-      for (int i = 0; i < MR; ++i) {
-        const V::reg x = V::add(acc[i][v], b);
-#if defined(__AVX512F__)
-        _mm256_store_ps(block + i * kChannelBlock, _mm512_castps512_ps256(x));
-        if (v * kLanes + kChannelBlock < kCols)
-          _mm256_store_ps(block + ld + i * kChannelBlock, _mm512_extractf32x8_ps(x, 1));
-#else
-        _mm256_store_ps(block + i * kChannelBlock, x);
-#endif
-      }
+      for (int i = 0; i < MR; ++i)
+        store_blocked<kB, ld, true>(t + i * kB, v * kLanes, V::add(acc[i][v], b), kCols - v * kLanes);
     }
     apply_epilogue(f, static_cast<const float*>(t), ld, i0, j0, MR, kCols);
   }
 };
-template <typename F>
-BlockedEpilogueStore<F> blocked_epilogue_store(F f, const float* bias) {
-  return BlockedEpilogueStore<F>{f, bias};
+template <int64_t kB = kChannelBlock, typename F>
+BlockedEpilogueStore<F, kB> blocked_epilogue_store(F f, const float* bias) {
+  return BlockedEpilogueStore<F, kB>{f, bias};
 }
 
 /// Store policy for a product computed transposed, Y^T = B^T A^T (a convolution with output

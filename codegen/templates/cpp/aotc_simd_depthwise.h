@@ -16,17 +16,21 @@ namespace aotc_simd {
 /// r + SW, r + 2 SW, ..., so that tap kw of output columns ow .. ow + lanes - 1 is one contiguous
 /// vector load from phase (kw DW) % SW at column ow + (kw DW) / SW, whatever the stride. Each
 /// phase row is padded to whole vectors of output columns, so no load needs a mask.
+/// kVecLanes: the lanes of the kernel's vector, 8 or 16 (AVX-512), as the emitter's cost model
+/// or the kernel's tuned parameters chose; 0 for the rule below.
 template <int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t DH,
-          int64_t DW, int64_t PH, int64_t PW, int64_t OH, int64_t OW>
+          int64_t DW, int64_t PH, int64_t PW, int64_t OH, int64_t OW, int kVecLanes = 0>
 struct Depthwise2d {
   static constexpr int64_t kIH = IH, kIW = IW, kKH = KH, kKW = KW, kSH = SH, kSW = SW;
   static constexpr int64_t kDH = DH, kDW = DW, kPH = PH, kPW = PW, kOH = OH, kOW = OW;
 #if defined(__AVX512F__)
-  /// The kernel's vector: 8 lanes where 16-lane vectors would leave more lanes of a row idle
-  /// (rows of 16 k + 1 .. 16 k + 8 columns: 7 x 7 planes take 8 lanes, not 16). On Zen 4 a
-  /// 16-lane multiply-add costs two 8-lane ones, so idle lanes are time.
-  using Vec = std::conditional_t<(OW + 7) / 8 * 8 < (OW + 15) / 16 * 16, V256, V512>;
+  /// The kernel's vector: by default 8 lanes where 16-lane vectors would leave more lanes of a
+  /// row idle (rows of 16 k + 1 .. 16 k + 8 columns: 7 x 7 planes take 8 lanes, not 16). On
+  /// Zen 4 a 16-lane multiply-add costs two 8-lane ones, so idle lanes are time.
+  using Vec = std::conditional_t<kVecLanes == 8 || (kVecLanes == 0 && (OW + 7) / 8 * 8 < (OW + 15) / 16 * 16),
+                                 V256, V512>;
 #else
+  static_assert(kVecLanes == 0 || kVecLanes == V::kLanes, "the vectors of this instruction set");
   using Vec = V;
 #endif
   static constexpr int64_t kLanes = Vec::kLanes;
@@ -176,17 +180,29 @@ inline void depthwise_plane(const float* x, const float* w, float* scratch, Stor
   }
 }
 
-/// Depthwise 2-D convolution over NCHW8c images (aotc_simd_conv.h's kChannelBlock): a block of
-/// 8 channels is an IH x IW plane of pixels of 8 floats, so every tap of an output pixel is one
-/// 8-lane multiply-add with the tap's 8 weights, whatever the stride or the plane's width, and
+/// The vector of one NCHWc channel block of kB floats: 8 lanes, or 16 on AVX-512.
+#if defined(__AVX512F__)
+template <int64_t kB>
+using BlockVec = std::conditional_t<kB == 16, V512, V256>;
+#else
+template <int64_t kB>
+using BlockVec = V256;
+#endif
+
+/// Depthwise 2-D convolution over NCHWc images of kB-channel blocks (8, or 16 on AVX-512): a
+/// block is an IH x IW plane of pixels of kB floats, so every tap of an output pixel is one
+/// kB-lane multiply-add with the tap's kB weights, whatever the stride or the plane's width, and
 /// no input is copied: the padding is skipped by testing the rows a tap reads, and the columns
 /// only at the edges of each output row.
 template <int64_t IH, int64_t IW, int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t DH,
-          int64_t DW, int64_t PH, int64_t PW, int64_t OH, int64_t OW>
+          int64_t DW, int64_t PH, int64_t PW, int64_t OH, int64_t OW, int64_t kB = kChannelBlock>
 struct DepthwiseBlocked {
+  static_assert(BlockVec<kB>::kLanes == kB, "a channel block is one vector");
+  using Vec = BlockVec<kB>;
   static constexpr int64_t kIH = IH, kIW = IW, kKH = KH, kKW = KW, kSH = SH, kSW = SW;
   static constexpr int64_t kDH = DH, kDW = DW, kPH = PH, kPW = PW, kOH = OH, kOW = OW;
-  static constexpr int64_t kRowFloats = OW * kChannelBlock;  // one output row of a block
+  static constexpr int64_t kBlock = kB;
+  static constexpr int64_t kRowFloats = OW * kB;  // one output row of a block
   /// Output columns [kColLo, kColHi) whose taps all lie inside the input row.
   static constexpr int64_t kColLo = std::min<int64_t>(OW, (PW + SW - 1) / SW);
   static constexpr int64_t kColHi = std::clamp<int64_t>(
@@ -199,13 +215,14 @@ struct DepthwiseBlocked {
 };
 
 /// Output pixels ow0 .. ow0 + NP - 1 of row oh of one channel block (x: its input plane, w: its
-/// taps' 8 weights each, bias: 8 floats) stored at out, 8 floats each. kChecked: some tap of
+/// taps' kB weights each, bias: kB floats) stored at out, kB floats each. kChecked: some tap of
 /// these pixels reads a padding column, skipped.
 template <typename G, int NP, bool kChecked>
-AOTC_SIMD_INLINE void depthwise_blocked_pixels(const float* x, const float* w, V256::reg bias,
+AOTC_SIMD_INLINE void depthwise_blocked_pixels(const float* x, const float* w, typename G::Vec::reg bias,
                                                int64_t oh, int64_t ow0, float* out) {
-  constexpr int64_t C = kChannelBlock;
-  V256::reg acc[NP];
+  using Vec = typename G::Vec;
+  constexpr int64_t C = G::kBlock;
+  typename Vec::reg acc[NP];
 #pragma GCC unroll 8
   for (int t = 0; t < NP; ++t) acc[t] = bias;
 #pragma GCC unroll 7
@@ -215,24 +232,24 @@ AOTC_SIMD_INLINE void depthwise_blocked_pixels(const float* x, const float* w, V
     const float* row = x + ih * G::kIW * C;
 #pragma GCC unroll 7
     for (int64_t kw = 0; kw < G::kKW; ++kw) {
-      const V256::reg wv = V256::load(w + (kh * G::kKW + kw) * C);
+      const typename Vec::reg wv = Vec::load(w + (kh * G::kKW + kw) * C);
 #pragma GCC unroll 8
       for (int t = 0; t < NP; ++t) {
         const int64_t iw = (ow0 + t) * G::kSW - G::kPW + kw * G::kDW;
         if (kChecked && (iw < 0 || iw >= G::kIW)) continue;
-        acc[t] = V256::fma(V256::load(row + iw * C), wv, acc[t]);
+        acc[t] = Vec::fma(Vec::load(row + iw * C), wv, acc[t]);
       }
     }
   }
 #pragma GCC unroll 8
-  for (int t = 0; t < NP; ++t) V256::store(out + t * C, acc[t]);
+  for (int t = 0; t < NP; ++t) Vec::store(out + t * C, acc[t]);
 }
 
 /// For depthwise_blocked without an epilogue: the rows go straight into Y.
 struct NoStore {};
 
-/// One channel block of a depthwise convolution over NCHW8c images: x its input plane, w its
-/// KH x KW taps' 8 weights each, bias its 8 biases. kDirect: the rows go straight into y (the
+/// One channel block of a depthwise convolution over NCHWc images: x its input plane, w its
+/// KH x KW taps' kB weights each, bias its kB biases. kDirect: the rows go straight into y (the
 /// block's output plane); otherwise kStoreRows rows at a time into `scratch`, then through the
 /// store policy as one run of Y starting at flat index y_at.
 template <typename G, bool kDirect, typename Store>
@@ -245,8 +262,8 @@ inline void depthwise_blocked(const float* x, const float* w, const float* bias,
 #else
   constexpr int kPixels = 4;
 #endif
-  constexpr int64_t C = kChannelBlock;
-  const V256::reg b = V256::load(bias);
+  constexpr int64_t C = G::kBlock;
+  const typename G::Vec::reg b = G::Vec::load(bias);
   for (int64_t oh0 = 0; oh0 < G::kOH; oh0 += G::kStoreRows) {
     const int64_t oh1 = std::min(G::kOH, oh0 + G::kStoreRows);
     float* rows = kDirect ? y + oh0 * G::kRowFloats : scratch;
