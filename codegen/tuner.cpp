@@ -355,7 +355,7 @@ class Tuner {
   }
 
   /// One run of a runner: the median ms of its `runs` timed runs, its outputs in `out_dir`; a
-  /// negative number when it failed. With `flush`, each timed run is preceded by writing twice
+  /// negative number when it failed, or was stopped at the deadline (then late_ is set). With `flush`, each timed run is preceded by writing twice
   /// the L3 (and reading the inputs again): the kernel then finds its weights in memory and its
   /// inputs in cache, as in the model, where the other layers' weights pass through the caches.
   double time_runner(const fs::path& runner, const fs::path& out_dir, int runs, bool flush = false) {
@@ -366,7 +366,8 @@ class Tuner {
       cmd.push_back("--flush");
       cmd.push_back(std::to_string(2 * l3));
     }
-    const int rc = run_process(cmd, &out);
+    const int rc = run_process(cmd, &out, deadline_);
+    if (rc == kTimedOut) late_ = true;
     static const std::regex median_re("median ([0-9.]+) ms");
     std::smatch m;
     if (rc != 0 || !std::regex_search(out, m, median_re)) return -1;
@@ -386,6 +387,7 @@ class Tuner {
       }
     }
     AOTC_RETURN_IF_ERROR(configure(dir, packages));
+    if (late_ || Clock::now() >= deadline_) return size_t{0};
     // Kernel by kernel, heaviest first, so that the deadline cuts the lightest.
     size_t built = 0;
     for (; built < batch.size(); ++built)
@@ -410,7 +412,12 @@ class Tuner {
     ninja_ = run_process({"ninja", "--version"}, &out) == 0;
     if (ninja_) cmd.insert(cmd.begin() + 1, {"-G", "Ninja"});
     out.clear();
-    if (run_process(cmd, &out) != 0)
+    const int rc = run_process(cmd, &out, deadline_);
+    if (rc == kTimedOut) {
+      late_ = true;
+      return Status::ok();
+    }
+    if (rc != 0)
       return Status::error(ErrorKind::kIo, fmt::format("aotc tune: cmake could not configure the candidates' build in {}: {}",
                                                        dir.string(), tail_of(out)));
     return Status::ok();
@@ -446,6 +453,7 @@ class Tuner {
     }
     // Runs per timing: about 20 ms of kernel time, from one probe of the cost model's choice.
     const double probe = time_runner(runners[0], out_dir(0), 3, k.cold);
+    if (late_) return false;
     if (probe < 0) {
       ++summary_.failed;
       summary_.warnings.push_back(fmt::format("kernel '{}': the cost model's choice did not run; not tuned", k.key));
@@ -455,7 +463,8 @@ class Tuner {
     // Each timing: its runs (a flush of some 5 ms before each when cold), one untimed run and a
     // process start (some 20 ms).
     const double estimate =
-        static_cast<double>(o_.rounds * n) * ((runs + 1) * (probe + (k.cold ? 5.0 : 0.0)) / 1000 + 0.02);
+        static_cast<double>(o_.rounds * n) * ((runs + 1) * (probe + (k.cold ? 5.0 : 0.0)) / 1000 + 0.02) +
+        static_cast<double>(n) * (2 * probe / 1000 + 0.02);  // the candidates' value checks
     if (Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(estimate * 1000)) > deadline_) return false;
     // Candidates whose output is not the cost model's (beyond summation order) are dropped.
     Expected<frontend::NamedTensor> reference = frontend::read_tensor_file((out_dir(0) / "output_0.pb").string());
@@ -489,6 +498,8 @@ class Tuner {
         }
       }
     }
+    // A timing stopped at the deadline: the kernel keeps the cost model's choice, unrecorded.
+    if (late_) return false;
     TuningRecord record;
     record.kernel = k.key;
     record.threads = k.threads;
@@ -527,6 +538,8 @@ class Tuner {
   TuningRecords& file_;
   MachineSignature signature_;
   Clock::time_point start_, deadline_;
+  /// A run or build was stopped at the deadline: what it was for is left to the cost model.
+  bool late_ = false;
   bool ninja_ = true;
   fs::path work_;
   std::vector<std::unique_ptr<Graph>> graphs_;

@@ -3,8 +3,9 @@
 # end to end (regenerates docs/conformance.md), the 9 light models and the models/ builders' test
 # sizes against onnxruntime; bucketed packages at every length; the SIMD targets (AVX2, and AVX-512 where the CPU has it) on the
 # ops with SIMD kernels, the light models, the models and the kernel edge cases; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
-# node tests of the tier-1 ops, its device kernels and error paths, and the 9 light models; and
-# the light models' CUDA packages built with nvcc; `aotc tune` on this machine.
+# node tests of the tier-1 ops, its device kernels and error paths, and the 9 light models; the
+# Ascend target on its emulation; the light models' CUDA packages built with nvcc; `aotc tune` on
+# this machine.
 # Each suite runs even when an earlier one failed; the exit status is non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +91,18 @@ python3 tests/opencl/check_device_errors.py --aotc build/aotc --work build/openc
 # The tensor-core GEMM of the CUDA targets, its fragments emulated in OpenCL C (no GPU here).
 python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/aotc_matrix_emulation \
   --target opencl-matrix-emulation --filter '_b?f16' --work build/matrix_emulation || status=1
+
+# Ascend (ascend-910b) on aotc's host emulation of Ascend C (packages build against it by default;
+# its rule tests ran with the unit tests, build/aotc_ascendc_emulation_tests): the package's error
+# paths, models/ MLP, BERT and Llama, and a sample of the node tests, one or two per tile planner (every
+# package builds its kernels against the emulation, so the full tier-1 list is a separate run:
+# run_node_tests.py --target ascend-910b --tests tests/conformance/tier1_tests.txt).
+echo "== Ascend (ascend-910b) on the Ascend C emulation: package error paths, models/ MLP, BERT and Llama, a sample of the node tests"
+python3 tests/ascendc/check_ascend_package.py --aotc build/aotc --work build/ascend_package_checks || status=1
+python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --models mlp,bert,llama \
+  --work build/models_ascend || status=1
+python3 tests/conformance/run_node_tests.py --aotc build/aotc --target ascend-910b \
+  --tests tests/ascendc/node_tests_sample.txt --work build/conformance_ascend || status=1
 
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
 echo "== CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"

@@ -12,6 +12,7 @@
   X(opencl)                     \
   X(cuda_sm80)                  \
   X(cuda_sm90)                  \
+  X(ascend_910b)                \
   X(host)                       \
   /* end of the target list */
 

@@ -14,6 +14,7 @@
 #include "graph/graph.h"
 #include "graph/status.h"
 #include "passes/plan_memory.h"
+#include "targets/npu_facts.h"
 
 namespace aotc {
 
@@ -75,6 +76,9 @@ struct TargetFacts {
   int64_t local_memory_bytes = 0;
   int max_work_group_size = 0;  ///< Most work-items per work-group (thread block); 0 for CPUs.
   DeviceTiling tiling;          ///< Used by device emitters only.
+  /// For NPUs (kernels written by the tile-kernel layer, codegen/tile/): cores, on-chip
+  /// memories, copy and vector rules, the matrix unit. Unset for CPUs and GPUs.
+  std::optional<NpuFacts> npu;
   /// Peak rates for the cost model (0: unknown).
   double peak_gflops_f32 = 0;
   double peak_memory_gbps = 0;

@@ -32,7 +32,7 @@ void print_targets() {
                 static_cast<long long>(f.alignment));
     std::printf("  memory: caches L1 %s / L2 %s / L3 %s", bytes_text(f.l1_bytes).c_str(),
                 bytes_text(f.l2_bytes).c_str(), bytes_text(f.l3_bytes).c_str());
-    if (device) {
+    if (device && !f.npu) {
       std::printf(", local %s per work-group of at most %d",
                   bytes_text(f.local_memory_bytes).c_str(), f.max_work_group_size);
     }
@@ -47,7 +47,24 @@ void print_targets() {
     if (f.fma_per_cycle_256 > 0)
       std::printf("  vector FMA per cycle per core: %g at 256 bits, %g at 512 bits (%s)\n",
                   f.fma_per_cycle_256, f.fma_per_cycle_512, f.fma_source.c_str());
-    if (device) {
+    if (f.npu) {
+      const NpuFacts& n = *f.npu;
+      std::printf("  cores: %d vector, %d cube%s\n  on-chip per core:", n.vector_cores,
+                  n.cube_cores,
+                  n.split_cube_vector ? " (separate cores: they exchange data through global memory)" : "");
+      for (const OnChipMemory& m : n.memories) {
+        if (m.bytes > 0)
+          std::printf(" %s %lld B (%lld-byte aligned)", m.name.c_str(),
+                      static_cast<long long>(m.bytes), static_cast<long long>(m.alignment));
+      }
+      std::string products;
+      for (const MatrixProduct& p : n.matrix_products)
+        products += fmt::format("{}{}x{} -> {} ({}x{}x{} fractals)", products.empty() ? "" : ", ",
+                                dtype_name(p.operand), dtype_name(p.operand),
+                                dtype_name(p.accumulator), p.m0, p.k0, p.n0);
+      std::printf("\n  copies of %lld-byte granules; matrix unit: %s\n",
+                  static_cast<long long>(n.copy_granule_bytes), products.c_str());
+    } else if (device) {
       const DeviceTiling& d = f.tiling;
       std::printf(
           "  tiling: %d-item groups, reductions by %d, GEMM tiles %dx%dx%d with %dx%d per item\n",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "codegen/cpp/cpp_emitter.h"
@@ -16,7 +17,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 int count_lines(const std::string& s) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
@@ -31,14 +31,6 @@ std::string signature(const Node& n) {
   for (const Value* v : n.inputs()) ins += (ins.empty() ? "" : ", ") + describe(v);
   for (const Value* v : n.outputs()) outs += (outs.empty() ? "" : ", ") + describe(v);
   return ins + " -> " + outs;
-}
-
-/// `text` with `qualifier` before its definition (the first line that is not a comment).
-std::string qualify_helper(const std::string& text, const std::string& qualifier) {
-  if (qualifier.empty()) return text;
-  size_t at = 0;
-  while (text.compare(at, 2, "//") == 0) at = text.find('\n', at) + 1;
-  return text.substr(0, at) + qualifier + " " + text.substr(at);
 }
 
 class DeviceModuleBuilder {
@@ -73,12 +65,12 @@ class DeviceModuleBuilder {
  private:
   /// The launches of one schedule (graph and arena plan); the buffers grow to hold it.
   Status build_schedule(const Graph& g, const ArenaPlan& arena) {
-    graph_ = &g;
-    arena_ = &arena;
-    io_.clear();
+    placement_.emplace(g, arena, spec_.weights, facts_.alignment);
     m_.schedules.emplace_back();
     schedule_ = &m_.schedules.back();
-    place_io();
+    schedule_->inputs = placement_->inputs();
+    int64_t& io_bytes = m_.buffer_bytes[static_cast<int>(DeviceBuffer::kIo)];
+    io_bytes = std::max(io_bytes, placement_->io_bytes());
     int64_t& arena_bytes = m_.buffer_bytes[static_cast<int>(DeviceBuffer::kArena)];
     arena_bytes = std::max(arena_bytes, arena.arena_bytes);
     for (const Node* n : g.nodes()) {
@@ -87,41 +79,8 @@ class DeviceModuleBuilder {
       if (!kernels.has_value()) return kernels.status().with_context(n->describe());
       for (auto& k : *kernels) AOTC_RETURN_IF_ERROR(add_launch(*n, *k));
     }
-    for (const Value* v : g.outputs()) schedule_->outputs.push_back(span_of(*v));
+    schedule_->outputs = placement_->outputs();
     return Status::ok();
-  }
-
-  // Graph inputs first, then every graph output a kernel writes, each aligned.
-  void place_io() {
-    int64_t io = 0;
-    auto place = [&](const Value* v) {
-      int64_t bytes = *value_bytes(*v);
-      io = align_up(io, facts_.alignment);
-      io_[v] = DeviceSpan{DeviceBuffer::kIo, io, bytes};
-      io += bytes;
-    };
-    for (const Value* v : graph_->inputs()) {
-      place(v);
-      schedule_->inputs.push_back(io_.at(v));
-    }
-    for (const Value* v : graph_->outputs()) {
-      if (v->producer() && !io_.count(v)) place(v);
-    }
-    int64_t& io_bytes = m_.buffer_bytes[static_cast<int>(DeviceBuffer::kIo)];
-    io_bytes = std::max(io_bytes, io);
-  }
-
-  DeviceSpan span_of(const Value& value) const {
-    const Value* v = &value;
-    if (auto it = arena_->views.find(v); it != arena_->views.end()) v = it->second;
-    int64_t bytes = *value_bytes(value);
-    if (auto it = io_.find(v); it != io_.end())
-      return {DeviceBuffer::kIo, it->second.offset, bytes};
-    if (v->is_constant()) return {DeviceBuffer::kWeights, spec_.weights.offsets.at(v), bytes};
-    auto it = arena_->offsets.find(v);
-    AOTC_INTERNAL_ASSERT(it != arena_->offsets.end(), "value '{}' has no device buffer",
-                         v->name());
-    return {DeviceBuffer::kArena, it->second, bytes};
   }
 
   Status add_launch(const Node& n, const KernelText& k) {
@@ -130,7 +89,7 @@ class DeviceModuleBuilder {
     std::vector<DeviceSpan> spans;
     for (const KernelArg& a : k.args) {
       AOTC_INTERNAL_ASSERT(a.value, "{}: kernel argument '{}' has no value", n.describe(), a.name);
-      DeviceSpan span = span_of(*a.value);
+      DeviceSpan span = placement_->span_of(*a.value);
       const int64_t skip = a.element_offset * dtype_size(a.element_type());
       span.offset += skip;
       span.bytes -= skip;
@@ -204,11 +163,9 @@ class DeviceModuleBuilder {
   const KernelDialect& d_;
   const TargetFacts& facts_;
   DeviceModule m_;
-  /// The schedule being built, its graph and arena plan.
+  /// The schedule being built and the placement of its tensors.
   DeviceModule::Schedule* schedule_ = nullptr;
-  const Graph* graph_ = nullptr;
-  const ArenaPlan* arena_ = nullptr;
-  std::unordered_map<const Value*, DeviceSpan> io_;
+  std::optional<DevicePlacement> placement_;
   std::map<std::string, int> kernel_by_text_;
   std::set<std::string> helpers_;
   std::set<DType> dtypes_;

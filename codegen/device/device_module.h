@@ -4,9 +4,8 @@
 /// makes. Language emitters (codegen/opencl/, codegen/cuda/) render it as host code over
 /// runtime_stub/aotc_device.h tables and their own runtime glue.
 ///
-/// Device memory (see aotc_device.h) is three buffers: the arena (intermediate values at the
-/// offsets of the memory plan), the weights (the weights blob) and the io buffer, which holds
-/// the graph inputs and the graph outputs that kernels write, each at an aligned offset.
+/// Device memory (see aotc_device.h) is three buffers: the arena, the weights and the io buffer
+/// (device_placement.h places every tensor in them).
 #include <array>
 #include <cstdint>
 #include <string>
@@ -14,19 +13,11 @@
 #include <vector>
 
 #include "codegen/device/device_kernel.h"
+#include "codegen/device/device_placement.h"
 #include "codegen/device/kernel_dialect.h"
 #include "targets/target.h"
 
 namespace aotc::codegen {
-
-enum class DeviceBuffer { kArena = 0, kWeights = 1, kIo = 2 };
-
-/// A tensor's bytes in device memory.
-struct DeviceSpan {
-  DeviceBuffer buffer = DeviceBuffer::kArena;
-  int64_t offset = 0;
-  int64_t bytes = 0;
-};
 
 struct DeviceModule {
   /// The kernel source: a comment header, the dialect's prelude and every distinct kernel.

@@ -11,6 +11,13 @@ std::string KernelDialect::cast(const std::string& type, const std::string& valu
 
 const MatrixUnit* KernelDialect::matrix_unit(DType) const { return nullptr; }
 
+std::string qualify_helper(const std::string& text, const std::string& qualifier) {
+  if (qualifier.empty()) return text;
+  size_t at = 0;
+  while (text.compare(at, 2, "//") == 0) at = text.find('\n', at) + 1;
+  return text.substr(0, at) + qualifier + " " + text.substr(at);
+}
+
 std::string index_type(const KernelDialect& d, int64_t max_elements) {
   return max_elements < std::numeric_limits<int32_t>::max() ? "int" : d.int64_type();
 }

@@ -94,6 +94,10 @@ class KernelDialect {
   virtual std::string bits_float(const std::string& u) const = 0;
 };
 
+/// A helper function's text (comment lines, then one definition) with `qualifier` before its
+/// definition (KernelDialect::helper_qualifier).
+std::string qualify_helper(const std::string& text, const std::string& qualifier);
+
 /// The index type of a kernel that addresses at most `max_elements` elements per buffer: int
 /// when 32 bits suffice (cheaper on every GPU), else the dialect's 64-bit type.
 std::string index_type(const KernelDialect& d, int64_t max_elements);

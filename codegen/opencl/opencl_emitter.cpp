@@ -1,6 +1,7 @@
 #include "codegen/opencl/opencl_emitter.h"
 
 #include "codegen/cpp/cpp_emitter.h"
+#include "codegen/device/device_package.h"
 #include "codegen/device/device_module.h"
 #include "codegen/opencl/opencl_dialect.h"
 #include "codegen/package_api.h"
@@ -21,31 +22,19 @@ Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetF
   const Graph& g = spec.graph;
   const std::vector<Value*> inputs = interface_inputs(g);
   const DeviceHostParts host = device_host_parts(spec, "aotc_opencl_run", facts.alignment);
-  const bool embedded = spec.embed_weights && spec.weights.total_bytes > 0;
   const std::string kernel_file = "src/" + name + ".cl";
   const std::string source_symbol = name + "_kernel_source";
 
   EmittedModule m;
   m.files.push_back({kernel_file, module.source, {}});
 
-  std::string weights_source = spec.weights.total_bytes == 0
-                                   ? std::string("empty: this model has none")
-                               : embedded ? "compiled into the library as " + name + "_weights"
-                                          : "the bytes of the package's file " + spec.weights_file;
-  std::string embedded_decl;
-  if (embedded) {
-    embedded_decl = fmt::format(
-        "\n/* The weights, compiled into the library. */\n"
-        "extern const unsigned char {}_weights[];\n",
-        name);
-  }
   m.files.push_back(
       {"include/" + name + ".h",
        render_embedded("codegen/opencl/templates/model.h.in",
                        {{"BANNER", spec.banner},
                         {"NAME", name},
                         {"UNAME", uname},
-                        {"WEIGHTS_SOURCE", weights_source},
+                        {"WEIGHTS_SOURCE", device_weights_source(spec)},
                         {"DEVICE_ARENA_BYTES", std::to_string(module.buffer_bytes[0])},
                         {"DEVICE_IO_BYTES", std::to_string(module.buffer_bytes[2])},
                         {"WEIGHTS_BYTES", std::to_string(spec.weights.total_bytes)},
@@ -55,7 +44,7 @@ Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetF
                         {"TENSOR_DEFINES", tensor_defines(uname, "input", inputs) +
                                                tensor_defines(uname, "output", g.outputs())},
                         {"BUCKETS", host.header},
-                        {"EMBEDDED_WEIGHTS_DECL", embedded_decl}}),
+                        {"EMBEDDED_WEIGHTS_DECL", embedded_weights_declaration(spec)}}),
        {}});
   std::string tables = render_device_tables(module, spec, "kModule", source_symbol, kernel_file);
   m.files.push_back(
@@ -70,33 +59,9 @@ Expected<EmittedModule> emit_opencl_module(const ModuleSpec& spec, const TargetF
             {"BUCKET_DISPATCH", host.dispatch}}),
        {}});
   m.library_sources.push_back("src/" + name + ".cpp");
-  if (embedded) {
-    auto blob = spec.weights_blob;
-    std::string banner = spec.banner, symbol = name + "_weights";
-    m.files.push_back(
-        {"src/" + name + "_weights.cpp", "", [blob, banner, symbol](std::ostream& os) {
-           return write_embedded_bytes(os, banner, symbol, *blob);
-         }});
-    m.library_sources.push_back("src/" + name + "_weights.cpp");
-  }
+  add_embedded_weights(m, spec);
 
-  RunnerTables runner = runner_tables(uname, g);
-  bool has_file = !embedded && spec.weights.total_bytes > 0;
-  m.files.push_back(
-      {"runner/main.cpp",
-       render_embedded(
-           "codegen/opencl/templates/runner_main.cpp.in",
-           {{"BANNER", spec.banner},
-            {"NAME", name},
-            {"UNAME", uname},
-            {"TENSOR_TABLES", runner.definitions},
-            {"INPUTS_TABLE", runner.inputs},
-            {"OUTPUTS_TABLE", runner.outputs},
-            {"EMBEDDED_WEIGHTS", embedded ? name + "_weights" : "nullptr"},
-            {"BUCKETS", runner_buckets(spec)},
-            {"WEIGHTS_FILE", has_file ? c_string_literal(spec.weights_file) : "nullptr"}}),
-       {}});
-  m.runner_source = "runner/main.cpp";
+  add_runner(m, spec, "codegen/opencl/templates/runner_main.cpp.in");
   for (PackageFile& f : embedded_files_under("codegen/opencl/runtime", "opencl"))
     m.files.push_back(std::move(f));
 

@@ -1,0 +1,142 @@
+// Tile planners of the elementwise family: every op with an element expression, and Fused
+// nodes. An elementwise body is one elementwise tile kernel (elementwise_tiles.h) computing the
+// body's chain; an anchored body (MatMul + epilogue) is planned by the anchor's planner with the
+// body in its context.
+#include <set>
+
+#include "codegen/device/device_expressions.h"
+#include "codegen/tile/elementwise_tiles.h"
+#include "codegen/tile/vector_lowering.h"
+#include "codegen/tile/tile_planner.h"
+#include "graph/ops/op_helpers.h"
+
+namespace aotc::codegen::tile {
+namespace {
+
+/// The value of a one-element constant a kernel may bake in as a literal.
+std::optional<double> literal_of(const Value* v) {
+  const TensorData* c = v->constant_data();
+  if (!c || c->num_elements() != 1 || is_storage_only(v->dtype())) return std::nullopt;
+  const DType t = v->dtype();
+  if (is_float(t)) return c->get_double(0);
+  const int64_t i = c->get_int64(0);
+  // Exact in a double and in the literals of every dialect.
+  if (i > (int64_t{1} << 31) || i < -(int64_t{1} << 31)) return std::nullopt;
+  return static_cast<double>(i);
+}
+
+/// The problem of computing `chain` over `inputs` (operand i is inputs[i]; nullptr when absent
+/// from the chain) into `out`, broadcasting by numpy rules.
+ElementwiseProblem broadcast_problem(TileContext& k, const std::string& what, ElementChain chain,
+                                     const std::vector<const Value*>& inputs, const Value* out) {
+  ElementwiseProblem p;
+  p.what = what;
+  p.dims = static_dims(out->shape());
+  p.out = ViewOperand{k.arg(out, "y", true), 0, contiguous_strides(p.dims)};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value* v = inputs[i];
+    if (!v) {
+      p.operands.emplace_back();
+      continue;
+    }
+    if (auto lit = literal_of(v)) {
+      chain.literals[i] = lit;
+      p.operands.emplace_back();
+      continue;
+    }
+    p.operands.push_back(ViewOperand{k.arg(v, fmt::format("x{}", i), false), 0,
+                                     broadcast_view_strides(static_dims(v->shape()), p.dims)});
+  }
+  p.chain = std::move(chain);
+  return p;
+}
+
+Status add_plan(TileContext& k, const ElementwiseProblem& p) {
+  AOTC_ASSIGN_OR_RETURN(std::optional<TilePlan> plan, plan_elementwise(p, k.npu));
+  if (plan) k.add(std::move(*plan));
+  return Status::ok();
+}
+
+Status plan_node(TileContext& k) {
+  const Node& n = k.node;
+  std::vector<const Value*> inputs;
+  for (int i = 0; i < n.num_inputs(); ++i)
+    if (n.input(i)) inputs.push_back(k.input(i));
+  ElementwiseProblem p = broadcast_problem(k, "map", ElementChain::of_node(n), inputs, k.output(0));
+  p.comments.push_back(fmt::format("{}: {}", n.op(), k.output(0)->type().to_string()));
+  return add_plan(k, p);
+}
+
+Status plan_fused(TileContext& k) {
+  AOTC_ASSIGN_OR_RETURN(FusedBody body, fused_body(k.node));
+  if (body.anchor) {
+    const TilePlannerTraits* traits = TilePlannerRegistry::instance().traits(body.anchor->op());
+    if (!traits) return unsupported("no tile kernel for op '{}'", body.anchor->op());
+    if (!traits->accepts_epilogue)
+      return unsupported("the tile kernel of {} cannot apply an epilogue", body.anchor->op());
+    TileContext anchor(*body.anchor, k.facts);
+    const auto& params = body.graph->inputs();
+    for (size_t i = 0; i < params.size(); ++i)
+      anchor.outer[params[i]] = k.node.input(static_cast<int>(i));
+    anchor.outer[body.anchor->output(0)] = k.node.output(0);
+    anchor.fused = &k.node;
+    anchor.body = &body;
+    AOTC_RETURN_IF_ERROR(run_tile_planner(anchor));
+    for (TilePlan& p : anchor.kernels) k.add(std::move(p));
+    k.workspace_bytes = anchor.workspace_bytes;
+    return Status::ok();
+  }
+  std::vector<const Value*> inputs;
+  for (int i = 0; i < k.node.num_inputs(); ++i) inputs.push_back(k.node.input(i));
+  ElementwiseProblem p =
+      broadcast_problem(k, "chain", ElementChain::of_body(body), inputs, k.node.output(0));
+  p.comments.push_back(fmt::format("Fused {}: {}", p.chain.describe(),
+                                   k.node.output(0)->type().to_string()));
+  return add_plan(k, p);
+}
+
+}  // namespace
+
+Status plan_epilogue(TileContext& k, const GmArg& product, const std::string& what) {
+  // The anchor's result is read from `product` (row-major, the Fused node's result shape) as the
+  // last operand of the body's chain.
+  const FusedBody& body = *k.body;
+  const int anchor_operand = static_cast<int>(body.graph->inputs().size());
+  ElementChain chain = ElementChain::of_body(body, anchor_operand);
+  std::vector<const Value*> inputs;
+  for (int i = 0; i < k.fused->num_inputs(); ++i) {
+    // Only the operands the epilogue reads are passed.
+    const Value* param = body.graph->inputs()[static_cast<size_t>(i)];
+    bool read = false;
+    for (const Node* n : body.elementwise)
+      for (const Value* in : n->inputs()) read = read || in == param;
+    inputs.push_back(read ? k.fused->input(i) : nullptr);
+  }
+  const Value* out = k.fused->output(0);
+  ElementwiseProblem p = broadcast_problem(k, what, std::move(chain), inputs, out);
+  const std::vector<int64_t> dims = static_dims(out->shape());
+  p.operands.push_back(ViewOperand{product, 0, contiguous_strides(dims)});
+  p.comments.push_back(fmt::format("the epilogue of {}: {} -> {}", body.anchor->op(),
+                                   p.chain.describe(), out->type().to_string()));
+  return add_plan(k, p);
+}
+
+void register_elementwise_plans(TilePlannerRegistry& r) {
+  // The ops with a vector lowering, and those whose element expression the scalar unit computes
+  // for some dtypes (no math library: integers, logic, comparisons, selection). Ops that need a
+  // math function the vector unit has no composition for (Floor, Sin, ...) are not planned.
+  std::set<std::string> ops;
+  for (const std::string& op : vector_lowering_ops()) ops.insert(op);
+  for (const char* op : {"Mod", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
+                         "And", "Or", "Xor", "Not", "Equal", "Less", "LessOrEqual", "Greater",
+                         "GreaterOrEqual", "Where", "Sign"})
+    ops.insert(op);
+  for (const std::string& op : ops) {
+    if (op == "Cast" || op == "Identity") continue;  // data movement (movement_plans.cpp)
+    AOTC_INTERNAL_ASSERT(has_device_expression(op), "tile op {} has no element expression", op);
+    r.add(op, plan_node);
+  }
+  r.add(kFusedOp, plan_fused);
+}
+
+}  // namespace aotc::codegen::tile

@@ -1,0 +1,163 @@
+#include "codegen/tile/tile_module.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "codegen/tile/tile_planner.h"
+
+namespace aotc::codegen::tile {
+namespace {
+
+constexpr const char* kNamePlaceholder = "AOTC_KERNEL_NAME";
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+int count_lines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
+  return s;
+}
+
+/// "f32[2x3], f32[3] -> f32[2x3]" for comments.
+std::string signature(const Node& n) {
+  auto describe = [](const Value* v) { return v ? v->type().to_string() : std::string("(absent)"); };
+  std::string ins, outs;
+  for (const Value* v : n.inputs()) ins += (ins.empty() ? "" : ", ") + describe(v);
+  for (const Value* v : n.outputs()) outs += (outs.empty() ? "" : ", ") + describe(v);
+  return ins + " -> " + outs;
+}
+
+class TileModuleBuilder {
+ public:
+  TileModuleBuilder(const ModuleSpec& spec, const TileDialect& d, const TargetFacts& facts)
+      : spec_(spec), d_(d), facts_(facts) {}
+
+  Expected<TileModule> build() {
+    m_.device.buffer_bytes[static_cast<int>(DeviceBuffer::kWeights)] = spec_.weights.total_bytes;
+    if (spec_.buckets.empty()) {
+      AOTC_RETURN_IF_ERROR(build_schedule(spec_.graph, spec_.arena));
+    } else {
+      for (const BucketSchedule& b : spec_.buckets) AOTC_RETURN_IF_ERROR(build_schedule(b.graph, b.arena));
+    }
+    size_t launches = 0;
+    for (const DeviceModule::Schedule& s : m_.device.schedules) launches += s.launches.size();
+    std::string head = fmt::format(
+        "// {}\n//\n// The {} kernels of the model `{}`: {} distinct kernels for {} launches{}.\n"
+        "// Written from tile plans (tile_plans.txt in the package shows each one): shapes, tile\n"
+        "// sizes and on-chip buffer sizes are constants.\n\n",
+        spec_.banner, d_.language(), spec_.name, m_.device.kernels.size(), launches,
+        m_.device.schedules.size() > 1 ? fmt::format(" in {} schedules", m_.device.schedules.size()) : "");
+    head += d_.prelude();
+    if (!head.empty() && head.back() != '\n') head += '\n';
+    const int offset = count_lines(head);
+    for (auto& k : m_.device.kernels) k.line += offset;
+    m_.device.source = head + body_;
+    return std::move(m_);
+  }
+
+ private:
+  /// The launches of one schedule (a graph and its arena plan); the buffers grow to hold it.
+  Status build_schedule(const Graph& g, const ArenaPlan& arena) {
+    placement_.emplace(g, arena, spec_.weights, facts_.alignment);
+    m_.device.schedules.emplace_back();
+    schedule_ = &m_.device.schedules.back();
+    schedule_->inputs = placement_->inputs();
+    int64_t& io = m_.device.buffer_bytes[static_cast<int>(DeviceBuffer::kIo)];
+    io = std::max(io, placement_->io_bytes());
+    int64_t& arena_bytes = m_.device.buffer_bytes[static_cast<int>(DeviceBuffer::kArena)];
+    arena_bytes = std::max(arena_bytes, arena.arena_bytes);
+    if (spec_.buckets.size() > 1)
+      m_.plans_text += fmt::format("##### schedule {} of {}\n\n", m_.device.schedules.size() - 1,
+                                   spec_.buckets.size());
+    for (const Node* n : g.nodes()) {
+      if (n->num_outputs() == 1 && arena.views.count(n->output(0))) continue;  // no code
+      auto plans = plan_tile_kernels(*n, facts_);
+      if (!plans.has_value()) return plans.status().with_context(n->describe());
+      for (const TilePlan& p : plans->kernels) AOTC_RETURN_IF_ERROR(add_launch(*n, p));
+    }
+    schedule_->outputs = placement_->outputs();
+    return Status::ok();
+  }
+
+  DeviceSpan span_of(const Node& n, const GmArg& a) const {
+    DeviceSpan s;
+    const int64_t es = dtype_size(a.dtype);
+    if (a.value) {
+      s = placement_->span_of(*a.value);
+      s.offset += a.element_offset * es;
+      s.bytes -= a.element_offset * es;
+    } else {
+      s = placement_->scratch_of(n, a.workspace_offset + a.element_offset * es, a.elements * es);
+    }
+    return s;
+  }
+
+  Status add_launch(const Node& n, const TilePlan& p) {
+    AOTC_ASSIGN_OR_RETURN(RenderedKernel r, render_tile_kernel(p, d_, kNamePlaceholder));
+    auto [it, inserted] = kernel_by_text_.emplace(r.text, static_cast<int>(m_.device.kernels.size()));
+    const int index = it->second;
+    if (inserted) {
+      for (const auto& [name, text] : r.helpers) {
+        if (!helpers_.insert(name).second) continue;
+        std::string q = qualify_helper(text, d_.scalar_c().helper_qualifier());
+        body_ += q + (q.ends_with("\n") ? "\n" : "\n\n");
+      }
+      DeviceModule::Kernel kernel;
+      kernel.name = fmt::format("k{}_{}_{}", m_.device.kernels.size(), lower(n.op()), p.what);
+      std::string comment = fmt::format("// {}: {}\n", n.op(), signature(n));
+      std::string text = replace_all(r.text, kNamePlaceholder, kernel.name);
+      // The definition starts at the first line that is not a comment.
+      int first = count_lines(body_) + count_lines(comment) + 1;
+      for (size_t pos = 0; text.compare(pos, 2, "//") == 0; pos = text.find('\n', pos) + 1) ++first;
+      kernel.line = first;
+      body_ += comment + text + "\n";
+      m_.device.kernels.push_back(std::move(kernel));
+      TileKernel tk;
+      tk.cores = p.cores;
+      tk.buffers = p.buffers;
+      for (int s = 0; s < kNumOnChipSpaces; ++s) tk.bytes[s] = p.bytes_in(static_cast<OnChipSpace>(s));
+      tk.plan = print_tile_plan(p);
+      m_.kernels.push_back(std::move(tk));
+    }
+    DeviceModule::Launch launch;
+    launch.kernel = index;
+    launch.node = &n;
+    launch.size.global = {static_cast<int64_t>(p.blocks), 1, 1};
+    launch.size.local = {1, 1, 1};
+    for (const GmArg& a : p.args) launch.args.push_back(span_of(n, a));
+    m_.plans_text += fmt::format("=== launch {}: node '{}' ({}), kernel {}\n{}\n",
+                                 schedule_->launches.size(), n.name(), n.op(),
+                                 m_.device.kernels[static_cast<size_t>(index)].name,
+                                 print_tile_plan(p));
+    schedule_->launches.push_back(std::move(launch));
+    return Status::ok();
+  }
+
+  const ModuleSpec& spec_;
+  const TileDialect& d_;
+  const TargetFacts& facts_;
+  TileModule m_;
+  DeviceModule::Schedule* schedule_ = nullptr;
+  std::optional<DevicePlacement> placement_;
+  std::map<std::string, int> kernel_by_text_;
+  std::set<std::string> helpers_;
+  std::string body_;
+};
+
+}  // namespace
+
+Expected<TileModule> build_tile_module(const ModuleSpec& spec, const TileDialect& d,
+                                       const TargetFacts& facts) {
+  return TileModuleBuilder(spec, d, facts).build();
+}
+
+}  // namespace aotc::codegen::tile

@@ -1,0 +1,45 @@
+#pragma once
+/// The device module of an NPU package: every node's tile plans (tile_planner.h) rendered by one
+/// dialect, identical kernels emitted once, every GM operand placed in device memory (the arena,
+/// weights and io buffers of codegen/device/device_placement.h, the node's workspace in the arena
+/// scratch space) and the launches of a run in order, one schedule per bucket of a bucketed
+/// package (ModuleSpec::buckets). Language emitters (codegen/ascendc/, ...)
+/// write it as the kernel source and host tables over runtime_stub/aotc_device.h, where a
+/// launch's work size is its block count (global[0] blocks of one work-item).
+#include <string>
+#include <vector>
+
+#include "codegen/device/device_module.h"
+#include "codegen/tile/tile_dialect.h"
+#include "codegen/tile/tile_plan.h"
+#include "targets/target.h"
+
+namespace aotc::codegen::tile {
+
+/// What a module's kernel is beyond its name: for the host glue, reports and error messages.
+struct TileKernel {
+  CoreKind cores = CoreKind::kVector;
+  /// Its on-chip buffers in declaration order (the order the kernel sets them up).
+  std::vector<TileBuffer> buffers;
+  /// Bytes of each on-chip memory it uses per core, indexed by OnChipSpace.
+  int64_t bytes[kNumOnChipSpaces] = {};
+  /// The readable plan (print_tile_plan) of its first use.
+  std::string plan;
+};
+
+struct TileModule {
+  /// Kernel source, kernel names and lines, launches (blocks in size.global[0]), buffers.
+  DeviceModule device;
+  std::vector<TileKernel> kernels;  ///< Parallel to device.kernels.
+  /// Every launch's plan, for `tile_plans.txt`: "launch 3: node 'x' (Add), kernel k2_add_map"
+  /// and the plan, schedule by schedule.
+  std::string plans_text;
+};
+
+/// Plans every node's kernels for `facts`, renders them in dialect d, names the distinct ones
+/// k<N>_<op>_<what> in first-use order and places their operands. Fails with the planner's
+/// reason when a node has no kernel.
+Expected<TileModule> build_tile_module(const ModuleSpec& spec, const TileDialect& d,
+                                       const TargetFacts& facts);
+
+}  // namespace aotc::codegen::tile
