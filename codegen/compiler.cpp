@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -12,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "codegen/memory_timeline.h"
+#include "graph/ops/control_flow.h"
 #include "codegen/package_api.h"
 #include "graph/ops/op_registry.h"
 #include "passes/plan_memory.h"
@@ -29,16 +31,27 @@ Status check_target_support(const Graph& graph, const Target& target) {
   std::vector<std::string> reasons;  // in order of first refusal
   std::map<std::string, std::vector<std::string>> nodes_by_reason;
   std::set<std::string> ops;
-  int refused = 0;
-  for (const Node* n : graph.nodes()) {
-    Status s = target.supports(*n);
-    if (s.is_ok()) continue;
-    ++refused;
-    ops.insert(n->op());
-    auto& names = nodes_by_reason[s.message()];
-    if (names.empty()) reasons.push_back(s.message());
-    names.push_back(n->name());
-  }
+  int refused = 0, total = 0;
+  // The nodes of region bodies too, named by where they sit ("If_3/then_branch/Add_1").
+  std::function<void(const Graph&, const std::string&)> visit = [&](const Graph& g, const std::string& prefix) {
+    for (const Node* n : g.nodes()) {
+      ++total;
+      Status s = target.supports(*n);
+      if (s.is_ok()) {
+        const std::vector<std::string> names = region_attribute_names(*n);
+        const std::vector<const Graph*> bodies = region_bodies(*n);
+        for (size_t i = 0; i < bodies.size(); ++i)
+          visit(*bodies[i], fmt::format("{}{}/{}/", prefix, n->name(), names[i]));
+        continue;
+      }
+      ++refused;
+      ops.insert(n->op());
+      auto& names = nodes_by_reason[s.message()];
+      if (names.empty()) reasons.push_back(s.message());
+      names.push_back(prefix + n->name());
+    }
+  };
+  visit(graph, "");
   if (refused == 0) return Status::ok();
   std::string detail;
   for (const std::string& reason : reasons) {
@@ -52,7 +65,7 @@ Status check_target_support(const Graph& graph, const Target& target) {
   std::string op_list;
   for (const std::string& op : ops) op_list += (op_list.empty() ? "" : ", ") + op;
   return unsupported("target {} cannot compile {} of {} nodes (op types: {}){}", target.facts().name,
-                     refused, graph.num_nodes(), op_list, detail);
+                     refused, total, op_list, detail);
 }
 
 codegen::ReportTensor report_tensor(const Value& v) {

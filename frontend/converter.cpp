@@ -65,6 +65,21 @@ void ConverterRegistry::add(const std::string& op_type, int since_version, Conve
   converters_[op_type][since_version] = std::move(c);
 }
 
+namespace {
+// Ops of other domains are keyed "domain.op", which no ai.onnx op name contains.
+std::string domain_key(const std::string& domain, const std::string& op_type) {
+  return domain.empty() || domain == "ai.onnx" ? op_type : domain + "." + op_type;
+}
+}  // namespace
+
+void ConverterRegistry::add(const std::string& domain, const std::string& op_type, int since_version, Converter c) {
+  add(domain_key(domain, op_type), since_version, std::move(c));
+}
+
+const Converter* ConverterRegistry::find(const std::string& domain, const std::string& op_type, int opset) const {
+  return find(domain_key(domain, op_type), opset);
+}
+
 void ConverterRegistry::add_direct(const std::string& op_type) {
   add(op_type, 1, [](ConvertContext& ctx) -> Expected<std::vector<Value*>> {
     return ctx.emit(ctx.op_type(), ctx.inputs(), ctx.attrs(), ctx.num_outputs());

@@ -76,11 +76,17 @@ class ConverterRegistry {
 
   /// Registers a converter for `op_type` used from opset `since_version` on (ai.onnx domain).
   void add(const std::string& op_type, int since_version, Converter c);
+  /// Registers a converter for an op of another domain (com.microsoft, ...), used from that
+  /// domain's opset `since_version` on.
+  void add(const std::string& domain, const std::string& op_type, int since_version, Converter c);
   /// Registers the converter that maps the ONNX op 1:1 onto the core op of the same name,
   /// passing inputs and attributes through.
   void add_direct(const std::string& op_type);
   /// The converter for the highest since_version <= opset, or nullptr.
   const Converter* find(const std::string& op_type, int opset) const;
+  /// The same for an op of domain `domain` ("" or "ai.onnx" for the default one) at that
+  /// domain's opset.
+  const Converter* find(const std::string& domain, const std::string& op_type, int opset) const;
   bool knows(const std::string& op_type) const { return converters_.count(op_type) != 0; }
   std::vector<std::string> op_types() const;
   /// The opset versions from which `op_type` has its own converter, ascending (empty if unknown).

@@ -45,7 +45,7 @@ class Flattener {
   }
 
   Expected<std::vector<FlatNode>> run() {
-    std::map<std::string, int> scope = opset_map(model_.opset_import());
+    auto scope = std::make_shared<const std::map<std::string, int>>(opset_map(model_.opset_import()));
     const auto& nodes = model_.graph().node();
     for (int i = 0; i < nodes.size(); ++i) {
       const auto& n = nodes[i];
@@ -56,21 +56,14 @@ class Flattener {
   }
 
  private:
-  Status add(const onnx::NodeProto& node, const std::string& name, const std::map<std::string, int>& scope,
-             int depth) {
+  Status add(const onnx::NodeProto& node, const std::string& name,
+             const std::shared_ptr<const std::map<std::string, int>>& scope, int depth) {
     std::string domain = normalize_domain(node.domain());
     if (!domain.empty()) {
       auto it = functions_.find(function_key(domain, node.op_type()));
       if (it != functions_.end()) return inline_call(node, name, *it->second, scope, depth);
     }
-    FlatNode f;
-    f.proto = node;
-    f.name = name;
-    auto ai = scope.find("");
-    f.ai_onnx_opset = ai == scope.end() ? 0 : ai->second;
-    auto own = scope.find(domain);
-    f.domain_opset = own == scope.end() ? 0 : own->second;
-    out_.push_back(std::move(f));
+    out_.push_back(make_flat_node(node, name, scope));
     return Status::ok();
   }
 
@@ -83,7 +76,7 @@ class Flattener {
   }
 
   Status inline_call(const onnx::NodeProto& call, const std::string& call_name, const onnx::FunctionProto& fn,
-                     const std::map<std::string, int>& caller_scope, int depth) {
+                     const std::shared_ptr<const std::map<std::string, int>>& caller_scope, int depth) {
     std::string fn_label = fmt::format("{}.{}", fn.domain(), fn.name());
     auto where = [&] { return fmt::format("node '{}' ({})", call_name, fn_label); };
     std::string key = function_key(fn.domain(), fn.name());
@@ -119,8 +112,9 @@ class Flattener {
 
     // The function's own opset_import applies to its body; domains it does not list keep the
     // caller's versions.
-    std::map<std::string, int> scope = caller_scope;
-    for (const auto& [d, v] : opset_map(fn.opset_import())) scope[d] = v;
+    std::map<std::string, int> own = *caller_scope;
+    for (const auto& [d, v] : opset_map(fn.opset_import())) own[d] = v;
+    auto scope = std::make_shared<const std::map<std::string, int>>(std::move(own));
 
     for (int k = 0; k < fn.node_size(); ++k) {
       const onnx::NodeProto& body = fn.node(k);
@@ -167,6 +161,19 @@ class Flattener {
 };
 
 }  // namespace
+
+FlatNode make_flat_node(onnx::NodeProto proto, std::string name,
+                        std::shared_ptr<const std::map<std::string, int>> opsets) {
+  FlatNode f;
+  f.proto = std::move(proto);
+  f.name = std::move(name);
+  auto ai = opsets->find("");
+  f.ai_onnx_opset = ai == opsets->end() ? 0 : ai->second;
+  auto own = opsets->find(normalize_domain(f.proto.domain()));
+  f.domain_opset = own == opsets->end() ? 0 : own->second;
+  f.opsets = std::move(opsets);
+  return f;
+}
 
 std::map<std::string, int> opset_map(
     const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports) {

@@ -5,6 +5,7 @@
 /// attribute references (`ref_attr_name`) resolved against the call's attributes or the
 /// function's defaults, and the function's own opset_import in effect for its nodes.
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,14 @@ struct FlatNode {
                           ///< "<call>/<inner>" inside an inlined function body.
   int ai_onnx_opset = 0;  ///< The ai.onnx opset in effect; 0 when none is imported.
   int domain_opset = 0;   ///< The opset of the node's own domain (for messages).
+  /// Opset versions by domain ("" for ai.onnx) in effect for the node: what the nodes of its
+  /// subgraphs see too.
+  std::shared_ptr<const std::map<std::string, int>> opsets;
 };
+
+/// A FlatNode for `proto` under the given opsets.
+FlatNode make_flat_node(onnx::NodeProto proto, std::string name,
+                        std::shared_ptr<const std::map<std::string, int>> opsets);
 
 /// The model's nodes with every call of a model-local function inlined, in execution order.
 /// Errors (recursive function, arity mismatch) name the calling node but not the model file.

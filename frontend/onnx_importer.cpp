@@ -10,9 +10,12 @@
 #include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
 
+#include "frontend/control_flow.h"
 #include "frontend/converter.h"
 #include "frontend/function_inliner.h"
+#include "frontend/graph_converter.h"
 #include "frontend/onnx_attributes.h"
+#include "frontend/static_values.h"
 #include "frontend/tensor_proto.h"
 
 namespace aotc::frontend {
@@ -101,7 +104,11 @@ Expected<DeclaredType> declared_type(const onnx::ValueInfoProto& vi, const std::
   Shape shape;
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto& d = tt.shape().dim(i);
-    if (d.has_dim_value()) {
+    // Paddle's exporter (and some older converters) write -1 for a dim they do not know:
+    // onnxruntime accepts any extent there, and it reads as an unnamed unknown dim, which
+    // --shape fixes. (They write 0 too, which is also a real empty extent: see shape_fits.)
+    const bool unknown_value = d.has_dim_value() && d.dim_value() == -1;
+    if (d.has_dim_value() && !unknown_value) {
       if (d.dim_value() < 0) return invalid_model("{} has a negative dim {} at axis {}", what, d.dim_value(), i);
       shape.push_back(Dim(d.dim_value()));
     } else if (d.has_dim_param() && !d.dim_param().empty()) {
@@ -116,16 +123,19 @@ Expected<DeclaredType> declared_type(const onnx::ValueInfoProto& vi, const std::
   return out;
 }
 
-// True when `actual` can be what `declared` describes: same rank and equal static dims.
-bool shape_fits(const Shape& declared, const Shape& actual) {
+// True when `actual` can be what `declared` describes: same rank and equal static dims. For a
+// graph input bound by --shape or --const-input (`bound_input`), a declared 0 fits any extent:
+// exporters write 0 for a dim they do not know (Paddle's), and a model whose input really is
+// empty keeps its 0 when nothing binds it.
+bool shape_fits(const Shape& declared, const Shape& actual, bool bound_input = false) {
   if (declared.size() != actual.size()) return false;
-  for (size_t i = 0; i < declared.size(); ++i)
-    if (declared[i].is_static() && actual[i].is_static() && declared[i].value != actual[i].value) return false;
+  for (size_t i = 0; i < declared.size(); ++i) {
+    if (!declared[i].is_static() || !actual[i].is_static()) continue;
+    if (bound_input && declared[i].value == 0) continue;
+    if (declared[i].value != actual[i].value) return false;
+  }
   return true;
 }
-
-// The op of placeholder nodes that exist only while the importer runs (see Importer::bind).
-constexpr const char* kPinOp = "aotc.frontend.pin";
 
 class Importer {
  public:
@@ -137,11 +147,12 @@ class Importer {
   Expected<std::unique_ptr<Graph>> run() {
     graph_ = std::make_unique<Graph>();
     graph_->set_name(fs::path(path_).stem().string());
+    converter_ = std::make_unique<GraphConverter>(*graph_, policy_);
     AOTC_RETURN_IF_ERROR(in_model(import_inputs_and_initializers()));
     auto flat = flatten_model_nodes(model_);
     if (!flat) return in_model(flat.status());
-    AOTC_RETURN_IF_ERROR(in_model(convert_nodes(*flat)));
-    remove_pins();
+    AOTC_RETURN_IF_ERROR(in_model(converter_->convert(std::move(flat).value())));
+    AOTC_RETURN_IF_ERROR(in_model(converter_->finish()));
     AOTC_RETURN_IF_ERROR(in_model(import_outputs()));
     graph_->remove_unused_constants();
     AOTC_RETURN_IF_ERROR(in_model(graph_->topological_sort()));
@@ -151,55 +162,6 @@ class Importer {
 
  private:
   Status in_model(const Status& s) const { return s.with_context(path_); }
-
-  // --- values: ONNX names -> graph values -------------------------------------------------------
-  // Converters and constant folding may replace graph Values (a folded operand is removed and a
-  // constant takes its name), so ONNX names map to graph value *names*, which folding preserves,
-  // rather than to pointers that could dangle.
-
-  Value* lookup(const std::string& onnx_name) const {
-    auto it = env_.find(onnx_name);
-    if (it == env_.end()) return nullptr;
-    Value* v = graph_->find_value(it->second);
-    AOTC_INTERNAL_ASSERT(v != nullptr, "ONNX value '{}' lost its graph value '{}'", onnx_name, it->second);
-    return v;
-  }
-
-  void rename(Value* v, const std::string& name) {
-    std::string old = v->name();
-    graph_->rename_value(v, name);
-    auto it = aliases_.find(old);
-    if (it == aliases_.end()) return;
-    std::vector<std::string> names = std::move(it->second);
-    aliases_.erase(it);
-    for (const std::string& n : names) env_[n] = name;
-    aliases_[name] = std::move(names);
-  }
-
-  // Binds an ONNX name to a value. A value no ONNX name refers to yet (a converter's fresh
-  // output) takes the ONNX name, so that the IR reads like the model; a value that already has
-  // an ONNX name (Identity returning its input) becomes an alias.
-  void bind(const std::string& onnx_name, Value* v) {
-    if (!aliases_.count(v->name()) && v->name() != onnx_name) {
-      if (Value* holder = graph_->find_value(onnx_name)) {
-        // A converter's internal value happens to hold the name; ONNX names win.
-        rename(holder, graph_->unique_value_name(onnx_name));
-      }
-      rename(v, onnx_name);
-    }
-    env_[onnx_name] = v->name();
-    aliases_[v->name()].push_back(onnx_name);
-    // Folding an operand turns it into a constant and deletes its producer once no output of it
-    // is used. A sibling output whose consumers come later in the model has no use yet, so
-    // outputs of multi-output nodes get a placeholder use until every node is converted.
-    if (v->producer() && v->producer()->num_outputs() > 1)
-      pins_.push_back(graph_->add_node(kPinOp, kPinOp, {v}, {}));
-  }
-
-  void remove_pins() {
-    for (Node* pin : pins_) graph_->remove_node(pin);
-    pins_.clear();
-  }
 
   // --- graph inputs and initializers -------------------------------------------------------------
 
@@ -220,19 +182,24 @@ class Importer {
       if (name.empty()) return invalid_model("a graph input has no name");
       if (!input_names.insert(name).second) return invalid_model("graph input '{}' is listed twice", name);
       auto init = initializers.find(name);
-      if (auto c = options_.const_inputs.find(name); c != options_.const_inputs.end()) {
+      if (vi.has_type() && (vi.type().has_sequence_type() || vi.type().has_optional_type())) {
+        AOTC_RETURN_IF_ERROR(bind_static_input(vi));
+      } else if (auto c = options_.const_inputs.find(name); c != options_.const_inputs.end()) {
         AOTC_RETURN_IF_ERROR(bind_const_input(vi, c->second));
+      } else if (auto f = options_.const_input_files.find(name); f != options_.const_input_files.end()) {
+        // The file is not a TensorProto the reader could decode: its error says why.
+        return frontend::read_tensor_file(f->second).status();
       } else if (init != initializers.end() && !options_.input_shapes.count(name)) {
         // An initializer that is also a graph input: before IR 4 every initializer had to be
         // listed as an input; from IR 4 on it is an input with a default value. Either way the
         // value is known at compile time, so it is a constant unless the user binds the input.
-        AOTC_RETURN_IF_ERROR(add_initializer(*init->second));
+        AOTC_RETURN_IF_ERROR(converter_->add_initializer(*init->second));
       } else {
         AOTC_RETURN_IF_ERROR(add_graph_input(vi));
       }
     }
     for (const auto& t : g.initializer())
-      if (!input_names.count(t.name())) AOTC_RETURN_IF_ERROR(add_initializer(t));
+      if (!input_names.count(t.name())) AOTC_RETURN_IF_ERROR(converter_->add_initializer(t));
 
     auto check_bound = [&](const std::string& name, const char* flag) -> Status {
       if (input_names.count(name)) return Status::ok();
@@ -242,6 +209,7 @@ class Importer {
     };
     for (const auto& [name, dims] : options_.input_shapes) AOTC_RETURN_IF_ERROR(check_bound(name, "--shape"));
     for (const auto& [name, data] : options_.const_inputs) AOTC_RETURN_IF_ERROR(check_bound(name, "--const-input"));
+    for (const auto& [name, path] : options_.const_input_files) AOTC_RETURN_IF_ERROR(check_bound(name, "--const-input"));
     return add_length_inputs();
   }
 
@@ -267,21 +235,29 @@ class Importer {
     return Status::ok();
   }
 
-  Status add_initializer(const onnx::TensorProto& t) {
-    auto data = tensor_from_proto(t, policy_);
-    if (!data) return data.status();
-    bind(t.name(), graph_->add_constant(t.name(), std::move(data).value()));
-    return Status::ok();
+  // A sequence or optional input: aotc compiles those whose structure is known at compile
+  // time, so its value must be bound (frontend/static_values.h).
+  Status bind_static_input(const onnx::ValueInfoProto& vi) {
+    const char* kind = vi.type().has_sequence_type() ? "a sequence" : "an optional";
+    auto f = options_.const_input_files.find(vi.name());
+    if (f == options_.const_input_files.end())
+      return Status::error(ErrorKind::kNeedsConstant,
+                           fmt::format("input '{}' is {}: aotc compiles sequences and optionals whose structure is "
+                                       "known at compile time; bind it with --const-input {}=FILE.pb (a serialized "
+                                       "{})",
+                                       vi.name(), kind, vi.name(),
+                                       vi.type().has_sequence_type() ? "SequenceProto" : "OptionalProto"));
+    return frontend::bind_static_input(*converter_, vi, f->second);
   }
 
   Status bind_const_input(const onnx::ValueInfoProto& vi, const TensorData& data) {
     std::string what = fmt::format("input '{}'", vi.name());
     AOTC_ASSIGN_OR_RETURN(DeclaredType declared, declared_type(vi, what));
     Shape actual = make_shape(data.dims());
-    if (declared.dtype != data.dtype() || (declared.shape && !shape_fits(*declared.shape, actual)))
+    if (declared.dtype != data.dtype() || (declared.shape && !shape_fits(*declared.shape, actual, true)))
       return invalid_model("--const-input {}: the model declares {} but the tensor is {}", vi.name(),
                            describe_type(declared.dtype, declared.shape), data.type().to_string());
-    bind(vi.name(), graph_->add_constant(vi.name(), data));
+    converter_->bind(vi.name(), graph_->add_constant(vi.name(), data));
     return Status::ok();
   }
 
@@ -295,7 +271,7 @@ class Importer {
       for (int64_t d : s->second)
         if (d < 0) return invalid_model("--shape {}: negative dim {}", name, d);
       AOTC_RETURN_IF_ERROR(check_element_limit(shape, "--shape " + name));
-      if (declared.shape && !shape_fits(*declared.shape, shape))
+      if (declared.shape && !shape_fits(*declared.shape, shape, true))
         return invalid_model("--shape {}={} does not fit the model's {}", name, shape_to_string(shape),
                              describe_type(declared.dtype, declared.shape));
     } else if (declared.shape) {
@@ -313,186 +289,15 @@ class Importer {
       }
       if (!padding.empty()) {
         AOTC_RETURN_IF_ERROR(check_element_limit(shape, what));
-        bind(name, graph_->add_input(name, TensorType{.dtype = declared.dtype, .shape = std::move(shape),
+        converter_->bind(name, graph_->add_input(name, TensorType{.dtype = declared.dtype, .shape = std::move(shape),
                                                       .padding = std::move(padding)}));
         return Status::ok();
       }
     } else {
       return unsupported("{} has no shape (unknown rank); give one with --shape {}=DIMS", what, name);
     }
-    bind(name, graph_->add_input(name, TensorType{declared.dtype, std::move(shape)}));
+    converter_->bind(name, graph_->add_input(name, TensorType{declared.dtype, std::move(shape)}));
     return Status::ok();
-  }
-
-  // --- nodes ------------------------------------------------------------------------------------
-
-  void record_unsupported(const std::string& key, const std::string& node_name) {
-    auto [it, inserted] = unsupported_index_.emplace(key, unsupported_.size());
-    if (inserted) unsupported_.push_back({key, {}});
-    unsupported_[it->second].second.push_back(node_name);
-  }
-
-  Status unsupported_report() const {
-    std::vector<std::string> parts;
-    for (const auto& [op, nodes] : unsupported_) {
-      constexpr size_t kShown = 5;
-      std::vector<std::string> quoted;
-      for (size_t i = 0; i < std::min(nodes.size(), kShown); ++i) quoted.push_back(nodes[i]);
-      std::string list = fmt::format("{}", fmt::join(quoted, ", "));
-      if (nodes.size() > kShown) list += fmt::format(" and {} more", nodes.size() - kShown);
-      parts.push_back(fmt::format("{} ({} {})", op, nodes.size() == 1 ? "node" : "nodes", list));
-    }
-    return unsupported("unsupported ops: {}", fmt::join(parts, ", "));
-  }
-
-  Status convert_nodes(const std::vector<FlatNode>& nodes) {
-    // Where each value is produced, to tell "defined later" (a cycle or a misordered model) from
-    // a name that nothing defines.
-    std::unordered_map<std::string, size_t> producer;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      for (const std::string& o : nodes[i].proto.output()) {
-        if (o.empty()) continue;
-        if (env_.count(o))
-          return invalid_model("node '{}' ({}) redefines '{}', which is a graph input or initializer",
-                               nodes[i].name, nodes[i].proto.op_type(), o);
-        auto [it, inserted] = producer.emplace(o, i);
-        if (!inserted)
-          return invalid_model("value '{}' is produced by both node '{}' and node '{}'", o,
-                               nodes[it->second].name, nodes[i].name);
-      }
-    }
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const FlatNode& n = nodes[i];
-      auto where = [&] { return fmt::format("node '{}' ({})", n.name, n.proto.op_type()); };
-      if (n.proto.op_type().empty()) return invalid_model("node '{}' has no op_type", n.name);
-
-      // Inputs first: a reference to an undefined value is an error even when the op is unknown.
-      std::vector<Value*> inputs;
-      bool downstream_of_unsupported = false;
-      for (const std::string& in : n.proto.input()) {
-        if (in.empty()) {
-          inputs.push_back(nullptr);
-          continue;
-        }
-        if (poisoned_.count(in)) {
-          downstream_of_unsupported = true;
-          inputs.push_back(nullptr);
-          continue;
-        }
-        Value* v = lookup(in);
-        if (!v) {
-          auto p = producer.find(in);
-          if (p != producer.end() && p->second >= i)
-            return invalid_model("{}: input '{}' is produced by node '{}', which comes later (cycle or undefined value)",
-                                 where(), in, nodes[p->second].name);
-          if (auto a = not_produced_.find(in); a != not_produced_.end())
-            return unsupported("{}: uses '{}', an optional output that aotc does not produce for node '{}'", where(),
-                               in, a->second);
-          return invalid_model("{}: uses undefined value '{}'", where(), in);
-        }
-        inputs.push_back(v);
-      }
-
-      const Converter* converter = nullptr;
-      bool is_constant = false;
-      if (is_ai_onnx_domain(n.proto.domain()) && n.ai_onnx_opset <= 0)
-        return invalid_model("{}: the model imports no ai.onnx opset", where());
-      if (std::string key = unsupported_op_key(n); !key.empty()) {
-        record_unsupported(key, n.name);
-      } else if (n.proto.op_type() == "Constant") {
-        is_constant = true;
-      } else {
-        converter = ConverterRegistry::instance().find(n.proto.op_type(), n.ai_onnx_opset);
-      }
-      if (downstream_of_unsupported || (!converter && !is_constant)) {
-        // Later nodes that read these outputs are skipped but their op types are still checked,
-        // so that one run reports every unsupported op.
-        for (const std::string& o : n.proto.output())
-          if (!o.empty()) poisoned_.insert(o);
-        continue;
-      }
-      Status s = is_constant ? convert_constant(n) : convert_node(n, *converter, std::move(inputs));
-      if (!s.is_ok()) return s;
-    }
-    if (!unsupported_.empty()) return unsupported_report();
-    return Status::ok();
-  }
-
-  Status convert_constant(const FlatNode& n) {
-    auto where = fmt::format("node '{}' (Constant)", n.name);
-    if (n.proto.output_size() != 1 || n.proto.output(0).empty())
-      return invalid_model("{}: must have exactly one output", where);
-    auto value = constant_node_value(n.proto, policy_);
-    if (!value) return value.status().with_context(where);
-    bind(n.proto.output(0), graph_->add_constant(n.proto.output(0), std::move(value).value()));
-    return Status::ok();
-  }
-
-  Status convert_node(const FlatNode& n, const Converter& converter, std::vector<Value*> inputs) {
-    const std::string& op_type = n.proto.op_type();
-    std::string where = fmt::format("node '{}' ({})", n.name, op_type);
-    AOTC_RETURN_IF_ERROR(check_attribute_types(n.proto).with_context(where));
-    auto attrs = convert_attributes(n.proto, policy_);
-    if (!attrs) return attrs.status().with_context(where);
-    std::vector<std::string> output_names(n.proto.output().begin(), n.proto.output().end());
-    ConvertContext ctx(*graph_, op_type, n.name, n.ai_onnx_opset, inputs, n.proto.output_size(),
-                       std::move(attrs).value(), output_names);
-    Expected<std::vector<Value*>> result = converter(ctx);
-    if (!result) {
-      Status s = result.status();
-      // Converter errors usually name the ONNX node already; core-op errors name the core node,
-      // which may differ (Gemm -> MatMul), so the ONNX node goes in front.
-      if (s.message().rfind(where, 0) != 0) s = s.with_context(where);
-      if (s.kind() == ErrorKind::kNeedsConstant) s = with_const_input_hint(s, inputs);
-      return s;
-    }
-    if (static_cast<int>(result->size()) != n.proto.output_size())
-      return internal_error("{}: the converter returned {} values for {} outputs", where, result->size(),
-                            n.proto.output_size());
-    for (int i = 0; i < n.proto.output_size(); ++i) {
-      const std::string& name = n.proto.output(i);
-      if (name.empty()) continue;
-      if (Value* v = (*result)[i]) {
-        bind(name, v);
-      } else {
-        not_produced_[name] = n.name;
-      }
-    }
-    return Status::ok();
-  }
-
-  // A value that shape inference needs at compile time could not be computed. When it derives
-  // from graph inputs, say which ones the user can bind with --const-input.
-  Status with_const_input_hint(const Status& s, const std::vector<Value*>& node_inputs) const {
-    // Messages from InferContext::require_constant name the operand as "input 'NAME'".
-    std::vector<Value*> roots;
-    const std::string& msg = s.message();
-    if (size_t p = msg.find("input '"); p != std::string::npos) {
-      size_t b = p + 7, e = msg.find('\'', b);
-      if (e != std::string::npos)
-        if (Value* v = graph_->find_value(msg.substr(b, e - b))) roots.push_back(v);
-    }
-    if (roots.empty())
-      for (Value* v : node_inputs)
-        if (v) roots.push_back(v);
-    std::vector<std::string> found;
-    std::unordered_set<const Value*> seen;
-    std::vector<const Value*> stack(roots.begin(), roots.end());
-    while (!stack.empty()) {
-      const Value* v = stack.back();
-      stack.pop_back();
-      if (!v || !seen.insert(v).second) continue;
-      if (v->is_graph_input()) found.push_back(v->name());
-      if (Node* p = v->producer())
-        for (Value* in : p->inputs()) stack.push_back(in);
-    }
-    if (found.empty()) return s;
-    std::sort(found.begin(), found.end());
-    std::vector<std::string> flags;
-    for (const std::string& f : found) flags.push_back(fmt::format("--const-input {}=FILE.pb", f));
-    return Status::error(s.kind(), fmt::format("{}; it depends on graph input{} '{}': bind {} at compile time with {}",
-                                               msg, found.size() > 1 ? "s" : "", fmt::join(found, "', '"),
-                                               found.size() > 1 ? "them" : "it", fmt::join(flags, " ")));
   }
 
   // --- graph outputs ------------------------------------------------------------------------------
@@ -502,10 +307,15 @@ class Importer {
       const std::string& name = vi.name();
       if (name.empty()) return invalid_model("a graph output has no name");
       std::string what = fmt::format("output '{}'", name);
-      Value* v = lookup(name);
+      if (const StaticValue* sv = converter_->lookup_static(name)) {
+        // One package output per tensor the sequence or optional holds.
+        for (const std::string& e : sv->elements) graph_->add_output(converter_->lookup(e));
+        continue;
+      }
+      Value* v = converter_->lookup(name);
       if (!v) {
-        if (auto a = not_produced_.find(name); a != not_produced_.end())
-          return unsupported("{} is an optional output of node '{}' that aotc does not produce", what, a->second);
+        if (std::string node = converter_->unproduced_by(name); !node.empty())
+          return unsupported("{} is an optional output of node '{}' that aotc does not produce", what, node);
         return invalid_model("{} is not produced by any node", what);
       }
       if (vi.has_type()) {
@@ -513,7 +323,10 @@ class Importer {
         if (declared.dtype != v->dtype())
           return invalid_model("{} is declared {} but computes as {}", what, dtype_name(declared.dtype),
                                v->type().to_string());
-        if (declared.shape && !shape_fits(*declared.shape, v->shape()))
+        // A declared shape with unknown dims is a loose annotation, which exporters get wrong
+        // (ddddocr's recogniser declares [1, seqlen] for a [T, 1, classes] result); onnxruntime
+        // merges it leniently and so does aotc. A fully static one must hold.
+        if (declared.shape && is_static(*declared.shape) && !shape_fits(*declared.shape, v->shape()))
           return invalid_model("{} is declared {} but computes as {}", what,
                                describe_type(declared.dtype, declared.shape), v->type().to_string());
       }
@@ -530,13 +343,7 @@ class Importer {
   const ImportOptions& options_;
   ExternalDataPolicy policy_;
   std::unique_ptr<Graph> graph_;
-  std::unordered_map<std::string, std::string> env_;                   ///< ONNX name -> graph value name
-  std::unordered_map<std::string, std::vector<std::string>> aliases_;  ///< graph value name -> ONNX names
-  std::unordered_set<std::string> poisoned_;   ///< outputs of nodes that were not converted
-  std::unordered_map<std::string, std::string> not_produced_;  ///< optional outputs a converter left out -> node
-  std::vector<std::pair<std::string, std::vector<std::string>>> unsupported_;
-  std::unordered_map<std::string, size_t> unsupported_index_;
-  std::vector<Node*> pins_;  ///< Placeholder users that keep values alive during conversion.
+  std::unique_ptr<GraphConverter> converter_;
   std::set<std::string> bound_symbols_;  ///< Bucketed symbols some graph input has.
 };
 
@@ -544,9 +351,15 @@ class Importer {
 
 std::string unsupported_op_key(const FlatNode& n) {
   const std::string& op = n.proto.op_type();
-  if (!is_ai_onnx_domain(n.proto.domain())) return fmt::format("{}.{}", n.proto.domain(), op);
-  // Constant nodes become constants in the importer itself, at every opset.
-  if (op == "Constant") return "";
+  if (!is_ai_onnx_domain(n.proto.domain())) {
+    const ConverterRegistry& registry = ConverterRegistry::instance();
+    if (registry.find(n.proto.domain(), op, n.domain_opset)) return "";
+    return fmt::format("{}.{}", n.proto.domain(), op);
+  }
+  // Constant nodes become constants in the graph converter itself, at every opset, and so do
+  // the control-flow ops (frontend/control_flow.h) and the sequence and optional ops
+  // (frontend/static_values.h).
+  if (op == "Constant" || is_control_flow_op(n) || is_static_value_op(n)) return "";
   const ConverterRegistry& registry = ConverterRegistry::instance();
   if (registry.find(op, n.ai_onnx_opset)) return "";
   return registry.knows(op) ? fmt::format("{} at opset {}", op, n.ai_onnx_opset) : op;

@@ -30,6 +30,10 @@ struct ImportOptions {
   /// Binds a graph input to a constant (`--const-input NAME=FILE.pb`), so that values that control
   /// shapes (a Reshape target, Slice bounds, ...) are known at compile time.
   std::map<std::string, TensorData> const_inputs;
+  /// The files of --const-input, by input name: a sequence or optional input reads its
+  /// SequenceProto or OptionalProto from there (frontend/static_values.h); a tensor input whose
+  /// file could not be decoded (absent from const_inputs) reports the reader's error.
+  std::map<std::string, std::string> const_input_files;
   /// Binds symbolic dims to bucket sizes: every graph input dim named by one becomes its size,
   /// padded beyond the actual size (TensorType::padding, filled with 0 by the package), and the
   /// graph gets a length input per symbol that holds the actual size at run time.

@@ -212,6 +212,34 @@ void Graph::remove_unused_constants() {
   });
 }
 
+std::unique_ptr<Graph> Graph::clone() const {
+  auto g = std::make_unique<Graph>();
+  g->name_ = name_;
+  std::unordered_map<const Value*, Value*> map;
+  for (const Value* v : inputs_) map[v] = g->add_input(v->name_, v->type_);
+  for (const auto& v : values_) {
+    if (!v->constant_) continue;
+    Value* c = g->new_value(v->name_);
+    c->type_ = v->type_;
+    c->constant_ = v->constant_;
+    map[v.get()] = c;
+  }
+  for (const auto& n : nodes_) {
+    if (n->dead_) continue;
+    std::vector<Value*> ins;
+    for (const Value* in : n->inputs_) ins.push_back(in ? map.at(in) : nullptr);
+    std::vector<std::string> outs;
+    for (const Value* o : n->outputs_) outs.push_back(o->name_);
+    Node* m = g->add_node(n->op_, n->name_, std::move(ins), outs, n->attrs_);
+    for (size_t i = 0; i < n->outputs_.size(); ++i) {
+      m->outputs_[i]->type_ = n->outputs_[i]->type_;
+      map[n->outputs_[i]] = m->outputs_[i];
+    }
+  }
+  for (const Value* o : outputs_) g->outputs_.push_back(map.at(o));
+  return g;
+}
+
 Status Graph::topological_sort() {
   compact_nodes();
   std::unordered_map<const Node*, int> pending;

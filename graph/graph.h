@@ -160,6 +160,11 @@ class Graph {
   void rename_value(Value* v, const std::string& name);
   bool is_graph_output(const Value* v) const;
 
+  /// A copy with the same names, types, node order and attributes; constants share their data
+  /// and graph attributes (bodies) stay shared, as they are immutable. Passes that rewrite a
+  /// body (graph/ops/control_flow.h) work on a copy.
+  std::unique_ptr<Graph> clone() const;
+
   /// Reorders nodes topologically (stable with respect to the current order); fails on a cycle.
   Status topological_sort();
   /// Checks use lists, operand ownership, topological order, unique names and that each node's

@@ -72,11 +72,11 @@ Expected<std::vector<TensorData>> interpret(const Graph& graph, const std::vecto
 
   std::unordered_map<const Value*, TensorData> live;
   // Uses left before a value can be dropped; graph outputs are never dropped.
-  std::unordered_map<const Value*, int> pending;
+  std::unordered_map<const Value*, int64_t> pending;
   for (Node* n : graph.nodes())
     for (const Value* in : n->inputs())
       if (in) ++pending[in];
-  for (const Value* out : graph.outputs()) pending[out] += 1 << 30;
+  for (const Value* out : graph.outputs()) pending[out] += int64_t{1} << 40;  // never dropped, even when repeated
 
   for (size_t i = 0; i < inputs.size(); ++i) live[graph.inputs()[i]] = inputs[i];
   auto fetch = [&](const Value* v) -> const TensorData* {

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "graph/ir_text.h"
+#include "graph/ops/control_flow.h"
 #include "passes/legalize_layout.h"
 #include "passes/passes.h"
 
@@ -57,6 +58,26 @@ bool wants_print(const PipelineOptions& options, std::string_view pass) {
                      [&](const std::string& p) { return p == "all" || p == pass; });
 }
 
+// The bodies of control-flow nodes go through the target-independent steps first, each as a
+// graph of its own (folding and fusion never cross a region's boundary: its operands are its
+// only inputs). Bodies are shared, immutable attributes, so each is rewritten as a copy. They
+// keep the plain row-major layout: the layout pass places the values of the model's graph.
+Status optimize_region_bodies(Graph& graph, const PipelineOptions& options) {
+  PipelineOptions inner;
+  inner.verify_each = options.verify_each;
+  for (Node* n : graph.nodes()) {
+    for (const std::string& attr : region_attribute_names(*n)) {
+      const Graph* body = n->attrs().get_graph(attr);
+      if (!body) continue;
+      std::unique_ptr<Graph> copy = body->clone();
+      Status s = run_pipeline(*copy, inner);
+      if (!s.is_ok()) return s.with_context(fmt::format("{}: {}", n->describe(), attr));
+      n->mutable_attrs().set(attr, GraphAttr{std::shared_ptr<const Graph>(std::move(copy))});
+    }
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 std::vector<std::string> pipeline_pass_names() {
@@ -99,6 +120,7 @@ Status run_pipeline(Graph& graph, const PipelineOptions& options) {
     }
     return Status::ok();
   };
+  AOTC_RETURN_IF_ERROR(optimize_region_bodies(graph, options));
   int step = 0;
   auto before = [&](std::string_view pass) {
     return options.before_pass ? options.before_pass(graph, pass) : Status::ok();

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "graph/ops/control_flow.h"
 #include "graph/ops/op_registry.h"
 
 namespace aotc {
@@ -61,6 +62,34 @@ std::vector<int> ArenaPlan::live_at(int step) const {
                    [&](int a, int b) { return buffers[a].bytes > buffers[b].bytes; });
   return out;
 }
+
+namespace {
+
+// The bodies of a control-flow node, each planned as a graph of its own; a Loop's next-state
+// buffers come first.
+Expected<RegionPlan> plan_region(const Node& n, int64_t alignment, const ScratchFn& scratch_bytes) {
+  RegionPlan region;
+  int64_t states = 0;
+  if (n.op() == kLoopOp) {
+    AOTC_ASSIGN_OR_RETURN(LoopSignature sig, loop_signature(n));
+    for (int k = 0; k < sig.carried; ++k) {
+      AOTC_ASSIGN_OR_RETURN(int64_t bytes, value_bytes(*n.output(k)));
+      region.next_state_offsets.push_back(states);
+      states += align_up(bytes, alignment);
+    }
+  }
+  for (const Graph* body : region_bodies(n)) {
+    AOTC_ASSIGN_OR_RETURN(ArenaPlan plan, plan_arena(*body, alignment, scratch_bytes));
+    const int64_t bytes = plan.arena_bytes;
+    region.bodies.push_back({body, std::make_shared<const ArenaPlan>(std::move(plan)), states});
+    // Branches run one at a time: they share the bytes after the states.
+    region.bytes = std::max(region.bytes, states + align_up(bytes, alignment));
+  }
+  region.bytes = std::max(region.bytes, states);
+  return region;
+}
+
+}  // namespace
 
 Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment,
                                const ScratchFn& scratch_bytes) {
@@ -147,7 +176,15 @@ Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment,
       buffer_of[v] = plan.buffers.size();
       plan.buffers.push_back(ArenaBuffer{{v}, nullptr, bytes, 0, at, last_use(v, at)});
     }
-    if (scratch_bytes) {
+    if (is_control_flow(n)) {
+      AOTC_ASSIGN_OR_RETURN(RegionPlan region, plan_region(n, alignment, scratch_bytes));
+      const int64_t bytes = region.bytes;
+      plan.regions.emplace(&n, std::move(region));
+      if (bytes > 0) {
+        AOTC_RETURN_IF_ERROR(add_unshared(bytes, "the bodies of " + n.name()));
+        plan.buffers.push_back(ArenaBuffer{{}, &n, bytes, 0, at, at});
+      }
+    } else if (scratch_bytes) {
       AOTC_ASSIGN_OR_RETURN(int64_t bytes, scratch_bytes(n));
       if (bytes > 0) {
         AOTC_RETURN_IF_ERROR(add_unshared(bytes, "the scratch of " + n.name()));
@@ -238,8 +275,12 @@ Status WeightsBlobBuilder::place(const Value* v, const WeightImages& images) {
 }
 
 Status WeightsBlobBuilder::add(const Graph& graph, const WeightImages& images) {
-  for (const Node* n : graph.nodes())
+  // The constants of region bodies too: their kernels read them from the same weights, and a
+  // body's constant results are copied from there.
+  for (const Node* n : graph.nodes()) {
     for (const Value* v : n->inputs()) AOTC_RETURN_IF_ERROR(place(v, images));
+    for (const Graph* body : region_bodies(*n)) AOTC_RETURN_IF_ERROR(add(*body, images));
+  }
   for (const Value* v : graph.outputs()) AOTC_RETURN_IF_ERROR(place(v, images));
   return Status::ok();
 }

@@ -8,6 +8,7 @@
 /// builds that trace from the node schedule.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -33,6 +34,22 @@ struct ArenaBuffer {
   std::string label() const;
 };
 
+struct ArenaPlan;
+
+/// The memory of a control-flow node (If, Loop; graph/ops/control_flow.h), all inside its
+/// scratch space: each region body's own arena plan at an offset, and for a Loop the buffers the
+/// body writes its carried values' next values to (the node's results hold the current ones).
+struct RegionPlan {
+  struct Body {
+    const Graph* graph = nullptr;
+    std::shared_ptr<const ArenaPlan> plan;
+    int64_t offset = 0;  ///< Of the body's arena within the node's scratch.
+  };
+  std::vector<Body> bodies;  ///< In region_bodies() order.
+  std::vector<int64_t> next_state_offsets;
+  int64_t bytes = 0;  ///< The node's scratch: the largest body arena (If), states and body (Loop).
+};
+
 /// The arena plan of a graph: where each intermediate value lives.
 struct ArenaPlan {
   std::unordered_map<const Value*, int64_t> offsets;  ///< Byte offset of each arena value.
@@ -42,6 +59,8 @@ struct ArenaPlan {
   std::unordered_map<const Value*, const Value*> views;
   /// Byte offset of the scratch space of each node that asked for some.
   std::unordered_map<const Node*, int64_t> scratch_offsets;
+  /// The memory of each control-flow node, which lives in its scratch space.
+  std::unordered_map<const Node*, RegionPlan> regions;
   std::vector<const Node*> schedule;  ///< The node run at each step.
   std::vector<ArenaBuffer> buffers;
   int64_t arena_bytes = 0;
@@ -65,7 +84,8 @@ using ScratchFn = std::function<Expected<int64_t>(const Node&)>;
 /// the buffer of an operand that in_place_operands() offers when that buffer dies at the node and
 /// has the same size. Scratch space is live only at its node's step. Fails when a shape is not
 /// static or the sizes overflow 64-bit byte counts. The result is checked with
-/// check_arena_layout.
+/// check_arena_layout. The bodies of control-flow nodes are planned first, each as a graph of
+/// its own (its inputs and outputs are the node's buffers), and take the node's scratch space.
 Expected<ArenaPlan> plan_arena(const Graph& graph, int64_t alignment,
                                const ScratchFn& scratch_bytes = {});
 

@@ -8,7 +8,13 @@
  * question 35148198, max 0.97 ulp for erf; its large branch is 1 - exp(r), so erfc = exp(r)
  * with no cancellation) and an exp of 2^n times a degree-7 polynomial (relative error 8e-8).
  * Measured against the double-precision GELU: relative error at most 3.4e-5 for x >= -4, 7.3e-5
- * for x >= -6 (where GELU is above -6e-9 in magnitude, the absolute error is below 1e-12). */
+ * for x >= -6 (where GELU is above -6e-9 in magnitude, the absolute error is below 1e-12).
+ *
+ * aotc_sigmoidf(x) and aotc_tanhf(x), the gate activations of the recurrent kernels, in float:
+ * with e = exp(-|x|) (at most 1, so nothing overflows), sigmoid is 1 / (1 + e) for x >= 0 and
+ * e / (1 + e) below; tanh(|x|) is (1 - e^2) / (1 + e^2), except below |x| = 1/16, where that
+ * difference cancels and the odd Taylor polynomial to x^7 is exact to float precision. Both go
+ * through aotc_expf, so on the SIMD targets they vectorize; branch-free selects, not ifs. */
 #ifndef AOTC_MATH_H
 #define AOTC_MATH_H
 
@@ -48,6 +54,21 @@ static inline float aotc_expf(float x) {
 #else
   return expf(x);
 #endif
+}
+
+static inline float aotc_sigmoidf(float x) {
+  const float e = aotc_expf(-fabsf(x));
+  const float s = 1.0f / (1.0f + e);
+  return x >= 0.0f ? s : e * s;
+}
+
+static inline float aotc_tanhf(float x) {
+  const float a = fabsf(x), e = aotc_expf(-2.0f * a);
+  const float big = (1.0f - e) / (1.0f + e);
+  const float s = a * a;
+  const float small = a + a * s * (-0.333333343f + s * (0.133333340f + s * -0.0539682544f));
+  const float t = a < 0.0625f ? small : big;
+  return x < 0.0f ? -t : t;
 }
 
 static inline float aotc_gelu_erf(float x) {

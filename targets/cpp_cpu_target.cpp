@@ -7,6 +7,7 @@
 #include "codegen/cpp/kernel_params.h"
 #include "targets/tuning.h"
 #include "codegen/cpp/weight_packing.h"
+#include "graph/ops/control_flow.h"
 
 namespace aotc {
 
@@ -23,6 +24,9 @@ bool CppCpuTarget::has_kernel(const std::string& op) const {
 }
 
 Status CppCpuTarget::supports(const Node& node) const {
+  // Control flow is code of the run function (codegen/cpp/cpp_emitter.cpp), not a kernel; the
+  // caller checks its bodies' nodes one by one.
+  if (is_control_flow(node)) return Status::ok();
   if (!has_kernel(node.op())) {
     return unsupported("no C++ kernel for op '{}'", node.op());
   }

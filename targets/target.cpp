@@ -33,6 +33,14 @@ const TargetRegistry& TargetRegistry::instance() {
   return registry;
 }
 
+Status refuse_run_time_control_flow(const Node& node, const TargetFacts& facts) {
+  return unsupported("run-time control flow: the {} depends on values known only at run time, and {} "
+                     "kernels run straight-line on the device; bind the graph inputs it depends on with "
+                     "--const-input (the frontend then keeps only the branch taken), or compile for a CPU target",
+                     node.op() == "If" ? "condition of this If" : "trip count or condition of this Loop",
+                     facts.name);
+}
+
 void TargetRegistry::add(std::unique_ptr<Target> target) {
   AOTC_INTERNAL_ASSERT(!find(target->facts().name), "target {} registered twice",
                        target->facts().name);

@@ -204,6 +204,10 @@ class Target {
   }
 };
 
+/// The refusal of device targets for a control-flow node (If, Loop) left in the graph: its
+/// condition or trip count is known only at run time, and their kernels run straight-line.
+Status refuse_run_time_control_flow(const Node& node, const TargetFacts& facts);
+
 class TargetRegistry {
  public:
   /// The registry with every target registered (see targets/target.cpp).

@@ -53,7 +53,8 @@ std::vector<const onnx::ValueInfoProto*> runtime_inputs(const onnx::ModelProto& 
   std::vector<const onnx::ValueInfoProto*> out;
   for (const auto& vi : model.graph().input()) {
     bool defaulted = initializers.count(vi.name()) && !options.input_shapes.count(vi.name());
-    if (!defaulted && !options.const_inputs.count(vi.name())) out.push_back(&vi);
+    if (!defaulted && !options.const_inputs.count(vi.name()) && !options.const_input_files.count(vi.name()))
+      out.push_back(&vi);
   }
   return out;
 }

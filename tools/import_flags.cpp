@@ -51,9 +51,14 @@ Expected<frontend::ImportOptions> ImportFlags::resolve() const {
     if (eq == std::string::npos || eq == 0 || eq + 1 == c.size())
       return invalid_model("--const-input '{}': expected INPUT=FILE.pb", c);
     std::string name = c.substr(0, eq);
-    AOTC_ASSIGN_OR_RETURN(frontend::NamedTensor t, frontend::read_tensor_file(c.substr(eq + 1)));
-    if (!o.const_inputs.emplace(name, std::move(t.data)).second)
+    std::string path = c.substr(eq + 1);
+    if (!o.const_input_files.emplace(name, path).second)
       return invalid_model("--const-input given twice for input '{}'", name);
+    // A file that is no TensorProto may hold a sequence or an optional, which the importer reads
+    // for inputs of those types; for a tensor input it reports the reader's error.
+    Expected<frontend::NamedTensor> t = frontend::read_tensor_file(path);
+    if (t) o.const_inputs.emplace(name, std::move(t->data));
+    else if (t.status().kind() == ErrorKind::kIo) return t.status();
   }
   return o;
 }

@@ -3,6 +3,7 @@
 // it works on any model, including ones the importer rejects.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -105,17 +106,30 @@ void run_inspect(const std::string& path) {
   std::printf("%-10s %s parameters, %s of weights in %d initializers\n", "params", with_commas(params).c_str(),
               human_bytes(weight_bytes).c_str(), g.initializer_size());
 
-  // Histogram of the model's own nodes, most frequent first.
+  // Histogram of the model's own nodes and of the nodes of their subgraphs (If branches, Loop
+  // and Scan bodies, nested), most frequent first.
   std::map<std::string, int> histogram;
   std::set<std::string> local_functions;
   for (const auto& f : m.functions()) local_functions.insert(f.domain() + "." + f.name());
-  for (const auto& n : g.node())
-    histogram[frontend::is_ai_onnx_domain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type()]++;
+  int nested = 0, total = 0;
+  std::function<void(const onnx::GraphProto&, bool)> count = [&](const onnx::GraphProto& graph, bool inside) {
+    for (const auto& n : graph.node()) {
+      histogram[frontend::is_ai_onnx_domain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type()]++;
+      ++total;
+      if (inside) ++nested;
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) count(a.g(), true);
+        for (const auto& sub : a.graphs()) count(sub, true);
+      }
+    }
+  };
+  count(g, false);
   std::vector<std::pair<std::string, int>> rows(histogram.begin(), histogram.end());
   std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second > b.second; });
   size_t width = 0;
   for (auto& [op, count] : rows) width = std::max(width, op.size());
-  std::printf("%-10s %d nodes, %zu op types%s\n", "ops", g.node_size(), rows.size(),
+  std::printf("%-10s %d nodes%s, %zu op types%s\n", "ops", total,
+              nested ? fmt::format(" ({} inside subgraphs)", nested).c_str() : "", rows.size(),
               m.functions_size() ? fmt::format(", {} model-local function{}", m.functions_size(), m.functions_size() == 1 ? "" : "s").c_str() : "");
   for (auto& [op, count] : rows)
     std::printf("%-10s %-*s %6d%s\n", "", static_cast<int>(width), op.c_str(), count,
@@ -129,13 +143,28 @@ void run_inspect(const std::string& path) {
     return;
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> missing;
-  for (const frontend::FlatNode& n : *flat) {
+  // Subgraph nodes are named by where they sit ("If_3/then_branch/Add_1") and see the opsets
+  // of the node that holds them.
+  std::function<void(const frontend::FlatNode&)> check = [&](const frontend::FlatNode& n) {
     std::string key = frontend::unsupported_op_key(n);
-    if (key.empty()) continue;
-    auto it = std::find_if(missing.begin(), missing.end(), [&](auto& e) { return e.first == key; });
-    if (it == missing.end()) it = missing.insert(missing.end(), {key, {}});
-    it->second.push_back(n.name);
-  }
+    if (!key.empty()) {
+      auto it = std::find_if(missing.begin(), missing.end(), [&](auto& e) { return e.first == key; });
+      if (it == missing.end()) it = missing.insert(missing.end(), {key, {}});
+      it->second.push_back(n.name);
+    }
+    for (const auto& a : n.proto.attribute()) {
+      std::vector<const onnx::GraphProto*> subs;
+      if (a.has_g()) subs.push_back(&a.g());
+      for (const auto& sub : a.graphs()) subs.push_back(&sub);
+      for (const onnx::GraphProto* sub : subs)
+        for (int i = 0; i < sub->node_size(); ++i) {
+          const onnx::NodeProto& p = sub->node(i);
+          std::string inner = p.name().empty() ? fmt::format("{}_{}", p.op_type(), i) : p.name();
+          check(frontend::make_flat_node(p, fmt::format("{}/{}/{}", n.name, a.name(), inner), n.opsets));
+        }
+    }
+  };
+  for (const frontend::FlatNode& n : *flat) check(n);
   if (missing.empty()) {
     std::printf("%-10s every op has a converter\n", "support");
     return;

@@ -11,6 +11,7 @@
 #include "codegen/cpp/cpp_kernel.h"
 #include "codegen/package_api.h"
 #include "codegen/package_writer.h"
+#include "graph/ops/control_flow.h"
 
 namespace aotc::codegen {
 namespace {
@@ -24,6 +25,20 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
   return out;
 }
+
+/// Where the values of one graph live while its nodes run: a schedule's graph (its arena plan at
+/// offset 0 of the arena, inputs and outputs in the caller's buffers) or a region body of a
+/// control-flow node (its arena plan inside the node's scratch, its inputs and outputs bound to
+/// the node's buffers by emit_body).
+struct Scope {
+  const Graph* graph = nullptr;
+  const ArenaPlan* plan = nullptr;
+  int64_t base = 0;  ///< Arena offset of the plan's offset 0.
+  /// Values whose buffer is given: graph inputs (read-only) and the graph outputs that a node of
+  /// this graph writes (first slot only), as typed pointer expressions.
+  std::unordered_map<const Value*, std::string> inputs;
+  std::unordered_map<const Value*, std::string> outputs;
+};
 
 /// Renders one module. Owns the naming of kernel functions and the two code streams (kernel
 /// definitions and the body of <name>_run).
@@ -70,13 +85,19 @@ class CppModuleEmitter {
   /// schedule order, then the copies of outputs no kernel writes. `label` prefixes the
   /// --profile labels (the schedule's sizes in a bucketed package).
   Expected<std::string> emit_schedule(const Graph& g, const ArenaPlan& arena, const std::string& label) {
-    graph_ = &g;
-    arena_ = &arena;
+    top_ = Scope{};
+    top_.graph = &g;
+    top_.plan = &arena;
+    for (size_t i = 0; i < g.inputs().size(); ++i) {
+      const Value* v = g.inputs()[i];
+      top_.inputs.emplace(v, fmt::format("static_cast<const {}*>(inputs[{}])", c_type(*v), i));
+    }
+    for (size_t j = 0; j < g.outputs().size(); ++j) {
+      const Value* v = g.outputs()[j];
+      if (v->producer()) top_.outputs.emplace(v, fmt::format("static_cast<{}*>(outputs[{}])", c_type(*v), j));
+    }
+    scope_ = &top_;
     label_ = label;
-    input_slot_.clear();
-    output_slot_.clear();
-    for (size_t i = 0; i < g.inputs().size(); ++i) input_slot_.emplace(g.inputs()[i], static_cast<int>(i));
-    for (size_t j = 0; j < g.outputs().size(); ++j) output_slot_.emplace(g.outputs()[j], static_cast<int>(j));
     run_ = CodeWriter();
     run_.indent();  // The body sits inside a function.
     run_.line("unsigned char* const arena = ctx->arena;");
@@ -162,33 +183,36 @@ class CppModuleEmitter {
 
   static std::string c_type(const Value& v) { return std::string(dtype_c_type(v.dtype())); }
 
-  /// The C++ expression of the buffer holding `v`, typed as a (const) pointer to its element.
+  /// The C++ expression of the buffer holding `v` (a value of the current scope's graph), typed
+  /// as a (const) pointer to its element.
   std::string pointer(const Value& v, bool writable) const {
-    std::string type = (writable ? "" : "const ") + c_type(v) + "*";
-    if (auto it = arena_->views.find(&v); it != arena_->views.end()) {
+    const Scope& scope = *scope_;
+    if (auto it = scope.plan->views.find(&v); it != scope.plan->views.end()) {
       AOTC_INTERNAL_ASSERT(!writable, "view '{}' is written", v.name());
       return pointer(*it->second, false);  // Views keep the dtype: only the shape differs.
     }
-    if (auto it = output_slot_.find(&v); it != output_slot_.end() && v.producer()) {
-      return fmt::format("static_cast<{}>(outputs[{}])", type, it->second);
+    if (auto it = scope.outputs.find(&v); it != scope.outputs.end()) return it->second;
+    if (auto it = scope.inputs.find(&v); it != scope.inputs.end()) {
+      AOTC_INTERNAL_ASSERT(!writable, "input '{}' is written", v.name());
+      return it->second;
     }
-    if (auto it = input_slot_.find(&v); it != input_slot_.end()) {
-      return fmt::format("static_cast<{}>(inputs[{}])", type, it->second);
-    }
+    std::string type = (writable ? "" : "const ") + c_type(v) + "*";
     if (v.is_constant()) {
       return fmt::format("reinterpret_cast<{}>(weights + {})", type, spec_.weights.offsets.at(&v));
     }
-    auto it = arena_->offsets.find(&v);
-    AOTC_INTERNAL_ASSERT(it != arena_->offsets.end(), "value '{}' has no buffer", v.name());
-    return fmt::format("reinterpret_cast<{}>(arena + {})", type, it->second);
+    auto it = scope.plan->offsets.find(&v);
+    AOTC_INTERNAL_ASSERT(it != scope.plan->offsets.end(), "value '{}' has no buffer", v.name());
+    return fmt::format("reinterpret_cast<{}>(arena + {})", type, scope.base + it->second);
   }
 
-  /// The arena bytes [begin, end) holding `v` (views resolved), or nullopt outside the arena.
+  /// The arena bytes [begin, end) holding `v` (views resolved), or nullopt outside the current
+  /// scope's arena plan.
   std::optional<std::pair<int64_t, int64_t>> arena_range(const Value& v) const {
+    const ArenaPlan& plan = *scope_->plan;
     const Value* root = &v;
-    if (auto it = arena_->views.find(&v); it != arena_->views.end()) root = it->second;
-    auto it = arena_->offsets.find(root);
-    if (it == arena_->offsets.end()) return std::nullopt;
+    if (auto it = plan.views.find(&v); it != plan.views.end()) root = it->second;
+    auto it = plan.offsets.find(root);
+    if (it == plan.offsets.end()) return std::nullopt;
     auto bytes = value_bytes(*root);
     return std::make_pair(it->second, it->second + (bytes ? *bytes : 0));
   }
@@ -212,11 +236,13 @@ class CppModuleEmitter {
   }
 
   Status emit_node(const Node& n) {
-    if (n.num_outputs() == 1 && arena_->views.count(n.output(0))) {
+    const ArenaPlan& plan = *scope_->plan;
+    if (n.num_outputs() == 1 && plan.views.count(n.output(0))) {
       run_.line("// node '{}' ({}): {}: a view of '{}', no code", comment_text(n.name()), n.op(),
-                signature_comment(n, true), comment_text(arena_->views.at(n.output(0))->name()));
+                signature_comment(n, true), comment_text(plan.views.at(n.output(0))->name()));
       return Status::ok();
     }
+    if (is_control_flow(n)) return emit_control_flow(n);
     const CppKernelEmitter* emitter = CppKernelRegistry::instance().find(n.op());
     if (!emitter) return unsupported("{}: no C++ kernel for op '{}'", n.describe(), n.op());
 
@@ -249,7 +275,7 @@ class CppModuleEmitter {
     Status s = (*emitter)(kernel);
     if (!s.is_ok()) return s.with_context(n.describe());
     if (kernel.scratch_bytes > 0) {
-      AOTC_INTERNAL_ASSERT(arena_->scratch_offsets.count(&n), "{} uses scratch the plan lacks",
+      AOTC_INTERNAL_ASSERT(plan.scratch_offsets.count(&n), "{} uses scratch the plan lacks",
                            n.describe());
       params.push_back("unsigned char* AOTC_RESTRICT scratch");
     }
@@ -274,7 +300,7 @@ class CppModuleEmitter {
     for (const Value* v : n.inputs()) args.push_back(v ? pointer(*v, false) : "nullptr");
     for (const Value* v : n.outputs()) args.push_back(pointer(*v, true));
     if (kernel.scratch_bytes > 0)
-      args.push_back(fmt::format("arena + {}", arena_->scratch_offsets.at(&n)));
+      args.push_back(fmt::format("arena + {}", scope_->base + plan.scratch_offsets.at(&n)));
     if (kernel.uses_pool) args.push_back("pool");
     run_.line("// node '{}' ({}): {}", comment_text(n.name()), n.op(), signature_comment(n, true));
     std::string call = it->second + "(" + join(args, ", ") + ");";
@@ -292,13 +318,123 @@ class CppModuleEmitter {
     return Status::ok();
   }
 
+  // ---- Control flow: region bodies run in a branch or a loop of <name>_run ----
+
+  /// A control-flow node: the nodes of its bodies in an if / else or a for loop, their arenas
+  /// inside the node's scratch (passes/plan_memory.h RegionPlan).
+  Status emit_control_flow(const Node& n) {
+    const ArenaPlan& plan = *scope_->plan;
+    const RegionPlan& region = plan.regions.at(&n);
+    auto it = plan.scratch_offsets.find(&n);
+    const int64_t base = scope_->base + (it == plan.scratch_offsets.end() ? 0 : it->second);
+    run_.line("// node '{}' ({}): {}", comment_text(n.name()), n.op(), signature_comment(n, true));
+    return n.op() == kIfOp ? emit_if(n, region, base) : emit_loop(n, region, base);
+  }
+
+  Status emit_if(const Node& n, const RegionPlan& region, int64_t base) {
+    std::vector<std::string> captures, results;
+    for (int i = 1; i < n.num_inputs(); ++i) captures.push_back(pointer(*n.input(i), false));
+    for (const Value* v : n.outputs()) results.push_back(pointer(*v, true));
+    run_.open("if ({}[0])", pointer(*n.input(0), false));
+    AOTC_RETURN_IF_ERROR(emit_body(region.bodies[0], base, captures, results));
+    run_.dedent();
+    run_.line("}} else {{");
+    run_.indent();
+    AOTC_RETURN_IF_ERROR(emit_body(region.bodies[1], base, captures, results));
+    run_.close();
+    return Status::ok();
+  }
+
+  /// The loop keeps each carried value in the node's result buffer; the body reads it there and
+  /// writes the next value into the region's next-state buffer, copied back after the body.
+  /// Scan values go straight into their slice of the stacked result. The loop stops at the trip
+  /// count whatever the condition says, so it never writes past a stacked result.
+  Status emit_loop(const Node& n, const RegionPlan& region, int64_t base) {
+    AOTC_ASSIGN_OR_RETURN(LoopSignature sig, loop_signature(n));
+    const int id = loop_counter_++;
+    const std::string iteration = fmt::format("iteration_{}", id), trips = fmt::format("trips_{}", id),
+                      cond = fmt::format("cond_{}", id), next_cond = fmt::format("next_cond_{}", id);
+    run_.raw_line("{");
+    run_.indent();
+    std::vector<std::string> body_in{"&" + iteration, "&" + cond}, body_out{"&" + next_cond};
+    std::vector<int64_t> state_bytes;
+    for (int k = 0; k < sig.carried; ++k) {
+      const Value& result = *n.output(k);
+      AOTC_ASSIGN_OR_RETURN(int64_t bytes, value_bytes(result));
+      state_bytes.push_back(bytes);
+      const std::string state = pointer(result, true);
+      if (bytes > 0) run_.line("std::memcpy({}, {}, {});", state, pointer(*n.input(2 + k), false), bytes);
+      body_in.push_back(state);
+      body_out.push_back(fmt::format("reinterpret_cast<{}*>(arena + {})", c_type(result),
+                                     base + region.next_state_offsets[static_cast<size_t>(k)]));
+    }
+    for (int i = 2 + sig.carried; i < n.num_inputs(); ++i) body_in.push_back(pointer(*n.input(i), false));
+    for (int k = 0; k < sig.scans; ++k) {
+      const Value& result = *n.output(sig.carried + k);
+      const int64_t slice = *element_count(result.shape()) / std::max<int64_t>(1, result.shape()[0].value);
+      body_out.push_back(fmt::format("({} + {} * {})", pointer(result, true), iteration, slice));
+    }
+    const Value* m = n.input(0);
+    run_.line("const int64_t {} = {};", trips,
+              !m                 ? std::string("INT64_MAX")
+              : m->is_constant() ? fmt::format("INT64_C({})", m->constant_data()->get_int64(0))
+                                 : fmt::format("{}[0]", pointer(*m, false)));
+    run_.line("bool {} = {};", cond, n.input(1) ? fmt::format("{}[0]", pointer(*n.input(1), false)) : "true");
+    run_.open("for (int64_t {0} = 0; {0} < {1} && {2}; ++{0})", iteration, trips, cond);
+    run_.line("bool {} = false;", next_cond);
+    AOTC_RETURN_IF_ERROR(emit_body(region.bodies[0], base, body_in, body_out));
+    for (int k = 0; k < sig.carried; ++k)
+      if (state_bytes[k] > 0) run_.line("std::memcpy({}, {}, {});", body_in[2 + k], body_out[1 + k], state_bytes[k]);
+    run_.line("{} = {};", cond, next_cond);
+    run_.close();
+    run_.close();
+    return Status::ok();
+  }
+
+  /// Emits a region body's nodes with its inputs and outputs at the given pointer expressions
+  /// and its arena at `base` + its offset; results no node of the body writes are copied.
+  Status emit_body(const RegionPlan::Body& body, int64_t base, const std::vector<std::string>& inputs,
+                   const std::vector<std::string>& outputs) {
+    const Graph& g = *body.graph;
+    Scope scope;
+    scope.graph = &g;
+    scope.plan = body.plan.get();
+    scope.base = base + body.offset;
+    for (size_t i = 0; i < g.inputs().size(); ++i) scope.inputs.emplace(g.inputs()[i], inputs[i]);
+    std::vector<bool> written(g.outputs().size(), false);
+    for (size_t j = 0; j < g.outputs().size(); ++j) {
+      const Value* v = g.outputs()[j];
+      if (v->producer() && scope.outputs.emplace(v, outputs[j]).second) written[j] = true;
+    }
+    const Scope* outer = scope_;
+    scope_ = &scope;
+    Status s = Status::ok();
+    for (const Node* n : g.nodes()) {
+      s = emit_node(*n);
+      if (!s.is_ok()) break;
+    }
+    for (size_t j = 0; s.is_ok() && j < g.outputs().size(); ++j) {
+      if (written[j]) continue;
+      const Value* v = g.outputs()[j];
+      auto bytes = value_bytes(*v);
+      if (!bytes) {
+        s = bytes.status();
+        break;
+      }
+      if (*bytes > 0) run_.line("std::memcpy({}, {}, {});  // result {} is '{}'", outputs[j], pointer(*v, false), *bytes,
+                                j, comment_text(v->name()));
+    }
+    scope_ = outer;
+    return s;
+  }
+
   // Graph outputs that no node writes into the caller's buffer directly: graph inputs,
   // constants and repeated outputs are copied at the end of the run.
   void emit_output_copies() {
-    const auto& outs = graph_->outputs();
+    const auto& outs = scope_->graph->outputs();
     for (size_t j = 0; j < outs.size(); ++j) {
       const Value* v = outs[j];
-      bool written = v->producer() && output_slot_.at(v) == static_cast<int>(j);
+      bool written = v->producer() && std::find(outs.begin(), outs.end(), v) - outs.begin() == static_cast<long>(j);
       if (written) continue;
       auto bytes = value_bytes(*v);
       AOTC_INTERNAL_ASSERT(bytes.has_value(), "output '{}' has no static size", v->name());
@@ -456,14 +592,12 @@ class CppModuleEmitter {
   const ModuleSpec& spec_;
   const TargetFacts& facts_;
   std::string uname_;
-  std::unordered_map<const Value*, int> input_slot_;
-  std::unordered_map<const Value*, int> output_slot_;  ///< First slot of each graph output.
+  Scope top_;                     ///< The schedule's graph.
+  int loop_counter_ = 0;          ///< Names the variables of each Loop apart.
+  const Scope* scope_ = nullptr;  ///< The graph whose nodes are being emitted.
   CodeWriter kernels_;
   CodeWriter run_;  ///< The body of the schedule being emitted.
-  /// The schedule being emitted: its graph, arena plan and --profile label prefix.
-  const Graph* graph_ = nullptr;
-  const ArenaPlan* arena_ = nullptr;
-  std::string label_;
+  std::string label_;  ///< The --profile label prefix of the schedule being emitted.
   std::string run_body_;   ///< The body of <name>_run.
   std::string schedules_;  ///< A bucketed package's schedule functions ("" otherwise).
   std::map<std::string, std::string> function_by_text_;  ///< Signature + body -> function name.

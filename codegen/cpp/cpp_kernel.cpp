@@ -30,6 +30,7 @@ const CppKernelRegistry& CppKernelRegistry::instance() {
     register_quantize_cpp_kernels(r);
     register_attention_cpp_kernels(r);
     register_einsum_cpp_kernels(r);
+    register_recurrent_cpp_kernels(r);
     register_fused_cpp_kernels(r);
     return r;
   }();

@@ -139,6 +139,7 @@ void register_conv_transpose_cpp_kernels(CppKernelRegistry& r);
 void register_quantize_cpp_kernels(CppKernelRegistry& r);
 void register_attention_cpp_kernels(CppKernelRegistry& r);
 void register_einsum_cpp_kernels(CppKernelRegistry& r);
+void register_recurrent_cpp_kernels(CppKernelRegistry& r);
 void register_fused_cpp_kernels(CppKernelRegistry& r);
 
 /// Bytes of scratch space the node's kernel asks for (by emitting it into a throwaway writer).

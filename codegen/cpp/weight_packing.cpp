@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 
 #include "codegen/cpp/cpp_kernel.h"
+#include "graph/ops/control_flow.h"
 #include "graph/ops/fused.h"
 
 namespace aotc::codegen {
@@ -64,33 +66,38 @@ std::vector<uint8_t> pack_panels(const TensorData& data, const PanelPacking& p) 
 WeightImages pack_weights(const Graph& graph, const KernelContext& ctx) {
   WeightImages images;
   if (!ctx.facts || ctx.facts->simd.empty()) return images;
-  auto is_output = [&](const Value* v) {
-    return std::find(graph.outputs().begin(), graph.outputs().end(), v) != graph.outputs().end();
-  };
-  for (const Node* n : graph.nodes()) {
-    // The kernel's anchor and its operands as graph values.
-    const Node* anchor = n;
-    std::vector<const Value*> operands(n->inputs().begin(), n->inputs().end());
-    if (n->op() == kFusedOp) {
-      auto body = fused_body(*n);
-      if (!body.has_value() || !body->anchor) continue;
-      anchor = body->anchor;
-      const auto& params = body->graph->inputs();
-      operands.clear();
-      for (const Value* v : anchor->inputs()) {
-        const Value* outer = nullptr;
-        for (size_t i = 0; i < params.size(); ++i)
-          if (params[i] == v) outer = n->input(static_cast<int>(i));
-        operands.push_back(outer);
+  // The graph and the bodies of its control-flow nodes: their kernels read the same weights.
+  std::function<void(const Graph&)> pack_graph = [&](const Graph& g) {
+    auto is_output = [&](const Value* v) {
+      return std::find(g.outputs().begin(), g.outputs().end(), v) != g.outputs().end();
+    };
+    for (const Node* n : g.nodes()) {
+      for (const Graph* body : region_bodies(*n)) pack_graph(*body);
+      // The kernel's anchor and its operands as graph values.
+      const Node* anchor = n;
+      std::vector<const Value*> operands(n->inputs().begin(), n->inputs().end());
+      if (n->op() == kFusedOp) {
+        auto body = fused_body(*n);
+        if (!body.has_value() || !body->anchor) continue;
+        anchor = body->anchor;
+        const auto& params = body->graph->inputs();
+        operands.clear();
+        for (const Value* v : anchor->inputs()) {
+          const Value* outer = nullptr;
+          for (size_t i = 0; i < params.size(); ++i)
+            if (params[i] == v) outer = n->input(static_cast<int>(i));
+          operands.push_back(outer);
+        }
+      }
+      for (int i = 0; i < static_cast<int>(operands.size()); ++i) {
+        const Value* v = operands[static_cast<size_t>(i)];
+        if (!v || is_output(v) || images.count(v)) continue;
+        if (auto packing = packed_weight(*anchor, i, v, ctx))
+          images.emplace(v, pack_panels(*v->constant_data(), *packing));
       }
     }
-    for (int i = 0; i < static_cast<int>(operands.size()); ++i) {
-      const Value* v = operands[static_cast<size_t>(i)];
-      if (!v || is_output(v) || images.count(v)) continue;
-      if (auto packing = packed_weight(*anchor, i, v, ctx))
-        images.emplace(v, pack_panels(*v->constant_data(), *packing));
-    }
-  }
+  };
+  pack_graph(graph);
   return images;
 }
 

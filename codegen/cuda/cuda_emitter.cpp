@@ -1,5 +1,7 @@
 #include "codegen/cuda/cuda_emitter.h"
 
+#include "graph/ops/control_flow.h"
+
 #include <algorithm>
 
 #include "codegen/cpp/cpp_emitter.h"
@@ -18,6 +20,7 @@ const KernelDialect& cuda_dialect() {
 }
 
 Status cuda_supports(const Node& node, const TargetFacts& facts) {
+  if (is_control_flow(node)) return refuse_run_time_control_flow(node, facts);
   if (!DeviceKernelRegistry::instance().find(node.op()))
     return unsupported("no CUDA kernel for op '{}'", node.op());
   auto check = [&](const Value* v) -> Status {

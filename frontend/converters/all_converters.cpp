@@ -23,6 +23,8 @@ void register_all_converters(ConverterRegistry& r) {
   register_quantize_converters(r);
   register_attention_converters(r);
   register_einsum_converters(r);
+  register_recurrent_converters(r);
+  register_integer_converters(r);
 }
 
 }  // namespace aotc::frontend

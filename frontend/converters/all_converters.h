@@ -24,6 +24,8 @@ void register_resize_converters(ConverterRegistry& r);
 void register_quantize_converters(ConverterRegistry& r);
 void register_attention_converters(ConverterRegistry& r);
 void register_einsum_converters(ConverterRegistry& r);
+void register_recurrent_converters(ConverterRegistry& r);
+void register_integer_converters(ConverterRegistry& r);
 
 void register_all_converters(ConverterRegistry& r);
 

@@ -26,6 +26,8 @@ void register_all_ops(OpRegistry& r) {
   register_quantize_ops(r);
   register_attention_ops(r);
   register_einsum_ops(r);
+  register_recurrent_ops(r);
+  register_control_flow_ops(r);
   register_fused_ops(r);
 }
 

@@ -27,6 +27,8 @@ void register_conv_transpose_ops(OpRegistry& r);  // conv_transpose.cpp
 void register_quantize_ops(OpRegistry& r);      // quantize.cpp
 void register_attention_ops(OpRegistry& r);     // attention.cpp
 void register_einsum_ops(OpRegistry& r);        // einsum.cpp
+void register_recurrent_ops(OpRegistry& r);     // recurrent.cpp
+void register_control_flow_ops(OpRegistry& r);  // control_flow.cpp
 void register_fused_ops(OpRegistry& r);         // fused.cpp
 
 /// Registers every core op; called once by OpRegistry::instance().

@@ -69,7 +69,15 @@ inline Expected<Shape> broadcast_inputs(const InferContext& ctx, int first, int 
     spelled += fmt::format("{}[{}]", spelled.empty() ? "" : ", ", shape_to_string(shapes.back()));
   }
   std::optional<Shape> out = broadcast_shapes(shapes);
-  if (!out) return ctx.error("input shapes {} cannot be broadcast together", spelled);
+  if (!out) {
+    // A symbolic dim against another extent may broadcast or not: only static shapes tell.
+    for (const Shape& s : shapes)
+      if (!is_static(s))
+        return ctx.unsupported_error("input shapes {} may not broadcast together; give the graph inputs static "
+                                     "shapes with --shape",
+                                     spelled);
+    return ctx.error("input shapes {} cannot be broadcast together", spelled);
+  }
   return *out;
 }
 

@@ -7,6 +7,7 @@
 // items (what every current GPU and PoCL allow) and 128-byte buffer alignment (the largest
 // CL_DEVICE_MEM_BASE_ADDR_ALIGN the spec's minimum implies). Peak rates differ too much between
 // devices to state one.
+#include "graph/ops/control_flow.h"
 #include "targets/target.h"
 
 #include <algorithm>
@@ -55,6 +56,7 @@ class OpenClTarget final : public Target {
   }
 
   Status supports(const Node& node) const override {
+    if (is_control_flow(node)) return refuse_run_time_control_flow(node, facts_);
     if (!has_kernel(node.op())) return unsupported("no OpenCL kernel for op '{}'", node.op());
     auto check = [&](const Value* v) -> Status {
       if (v &&

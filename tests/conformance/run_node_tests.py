@@ -111,35 +111,74 @@ def compile_test(aotc, target, test_dir, pkg_dir, name, extra_args):
     return False, "could not bind compile-time inputs", [], 1
 
 
-def compare(expected_files, actual_dir):
+def output_kinds(model):
+    """'tensor', 'sequence' or 'optional' for each graph output: aotc writes one output file per
+    tensor a sequence or optional holds (frontend/static_values.h)."""
+    kinds = []
+    for o in model.graph.output:
+        t = o.type
+        kinds.append("sequence" if t.HasField("sequence_type") else "optional" if t.HasField("optional_type")
+                     else "tensor")
+    return kinds
+
+
+def expected_tensors(path, kind):
+    """The expected TensorProtos of one output file of the given kind."""
+    data = path.read_bytes()
+    if kind == "sequence":
+        seq = onnx.SequenceProto()
+        seq.ParseFromString(data)
+        return list(seq.tensor_values)
+    if kind == "optional":
+        opt = onnx.OptionalProto()
+        opt.ParseFromString(data)
+        if opt.HasField("tensor_value"):
+            return [opt.tensor_value]
+        return list(opt.sequence_value.tensor_values) if opt.HasField("sequence_value") else []
+    t = onnx.TensorProto()
+    t.ParseFromString(data)
+    return [t]
+
+
+def compare(expected_files, actual_dir, kinds=None):
     """Returns '' when all outputs match, else the first mismatch described on one line."""
+    produced = 0  # output files of the package: one per tensor (sequences and optionals flattened)
     for k, ef in enumerate(expected_files):
-        af = Path(actual_dir) / f"output_{k}.pb"
-        if not af.exists():
-            return f"output_{k}.pb was not written"
-        exp_t, act_t = onnx.TensorProto(), onnx.TensorProto()
-        exp_t.ParseFromString(ef.read_bytes())
-        act_t.ParseFromString(af.read_bytes())
-        try:
-            exp, act = numpy_helper.to_array(exp_t), numpy_helper.to_array(act_t)
-        except Exception as e:  # noqa: BLE001 - report any decoding problem as a mismatch
-            return f"output {k}: cannot decode: {e}"
-        if exp.dtype != act.dtype:
-            return f"output {k}: dtype {act.dtype} != expected {exp.dtype}"
-        if exp.shape != act.shape:
-            return f"output {k}: shape {act.shape} != expected {exp.shape}"
-        if exp.dtype.kind == "V" and "float" in exp.dtype.name:
-            # ml_dtypes floats (bfloat16, float8, float4): numpy sees opaque records, so NaN would
-            # never equal NaN; compare their exact float32 values as the ONNX runner's allclose does.
-            exp, act = exp.astype(np.float32), act.astype(np.float32)
-        try:
-            if exp.dtype.kind in "fc":
-                np.testing.assert_allclose(act, exp, rtol=1e-3, atol=1e-7)
-            else:
-                np.testing.assert_array_equal(act, exp)
-        except AssertionError as e:
-            lines = [l for l in str(e).splitlines() if "Mismatched" in l or "Max abs" in l or "Max rel" in l]
-            return f"output {k}: values differ ({'; '.join(l.strip() for l in lines)})"
+        for exp_t in expected_tensors(ef, kinds[k] if kinds else "tensor"):
+            af = Path(actual_dir) / f"output_{produced}.pb"
+            produced += 1
+            if not af.exists():
+                return f"output_{produced - 1}.pb was not written"
+            act_t = onnx.TensorProto()
+            act_t.ParseFromString(af.read_bytes())
+            diff = compare_tensor(k, exp_t, act_t)
+            if diff:
+                return diff
+    return ""
+
+
+def compare_tensor(k, exp_t, act_t):
+    """'' when the tensors match by the ONNX runner's rule, else the mismatch on one line."""
+    try:
+        exp, act = numpy_helper.to_array(exp_t), numpy_helper.to_array(act_t)
+    except Exception as e:  # noqa: BLE001 - report any decoding problem as a mismatch
+        return f"output {k}: cannot decode: {e}"
+    if exp.dtype != act.dtype:
+        return f"output {k}: dtype {act.dtype} != expected {exp.dtype}"
+    if exp.shape != act.shape:
+        return f"output {k}: shape {act.shape} != expected {exp.shape}"
+    if exp.dtype.kind == "V" and "float" in exp.dtype.name:
+        # ml_dtypes floats (bfloat16, float8, float4): numpy sees opaque records, so NaN would
+        # never equal NaN; compare their exact float32 values as the ONNX runner's allclose does.
+        exp, act = exp.astype(np.float32), act.astype(np.float32)
+    try:
+        if exp.dtype.kind in "fc":
+            np.testing.assert_allclose(act, exp, rtol=1e-3, atol=1e-7)
+        else:
+            np.testing.assert_array_equal(act, exp)
+    except AssertionError as e:
+        lines = [l for l in str(e).splitlines() if "Mismatched" in l or "Max abs" in l or "Max rel" in l]
+        return f"output {k}: values differ ({'; '.join(l.strip() for l in lines)})"
     return ""
 
 
@@ -192,9 +231,10 @@ def main():
         ops = manifest["ops"]
         compiled = {n: [str(work / f) for f in t["inputs"]] for n, t in manifest["tests"].items()}
         expected_outputs = {n: [work / f for f in t["expected"]] for n, t in manifest["tests"].items()}
+        kinds = {n: t.get("kinds") for n, t in manifest["tests"].items()}
         (work / "out").mkdir()
         print(f"conformance: running {len(compiled)} prepared packages, target {args.target}", flush=True)
-        return build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs)
+        return build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs, kinds)
 
     aotc = Path(args.aotc).resolve()
     if work.exists():
@@ -215,6 +255,7 @@ def main():
 
     results = {}
     ops = {}
+    kinds = {}  # name -> output kinds
     compiled = {}  # name -> runtime input files
 
     def do_compile(test_dir):
@@ -222,6 +263,7 @@ def main():
         try:
             model = onnx.load(str(test_dir / "model.onnx"), load_external_data=False)
             ops[name] = first_op(model)
+            kinds[name] = output_kinds(model)
         except Exception as e:  # noqa: BLE001 - a model onnx itself cannot read is still reported
             ops[name] = "?"
         if args.mode == "eval":
@@ -251,14 +293,14 @@ def main():
         data = NODE_DATA / name / "test_data_set_0"
         expected_outputs[name] = sorted(data.glob("output_*.pb"), key=lambda p: int(p.stem.split("_")[1]))
     if args.stage == "prepare":
-        store_prepared_tests(work, args.target, results, ops, compiled, expected_outputs)
+        store_prepared_tests(work, args.target, results, ops, compiled, expected_outputs, kinds)
         print(f"conformance: prepared {len(compiled)} packages in {work} for `--stage run` "
               f"({len(results)} tests already decided here)")
         return 0
-    return build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs)
+    return build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs, kinds)
 
 
-def store_prepared_tests(work, target, results, ops, compiled, expected_outputs):
+def store_prepared_tests(work, target, results, ops, compiled, expected_outputs, kinds):
     """Copies each compiled test's data into `work` and lists it, with paths relative to `work`."""
     tests = {}
     for name, inputs in compiled.items():
@@ -268,12 +310,12 @@ def store_prepared_tests(work, target, results, ops, compiled, expected_outputs)
         for f in list(inputs) + list(expected_outputs[name]):
             shutil.copy(f, data / Path(f).name)
             rel.append(str((data / Path(f).name).relative_to(work)))
-        tests[name] = {"inputs": rel[:len(inputs)], "expected": rel[len(inputs):]}
+        tests[name] = {"inputs": rel[:len(inputs)], "expected": rel[len(inputs):], "kinds": kinds.get(name)}
     write_manifest(work, target, onnx=onnx.__version__, tests=tests, ops=ops,
                    results={n: [r.status, r.reason] for n, r in results.items()})
 
 
-def build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs):
+def build_run_and_report(args, work, t0, results, ops, compiled, expected_outputs, kinds):
     """Builds the compiled packages in one super-project, runs and compares them, reports."""
     expected_failures = load_expected_failures(args.target)
     if args.mode == "package" and compiled:
@@ -304,7 +346,7 @@ def build_run_and_report(args, work, t0, results, ops, compiled, expected_output
             code, msg = run_one(cmd)
             if code != 0:
                 return name, "fail", f"runner failed (exit {code}): {msg}"
-            diff = compare(expected_outputs[name], out)
+            diff = compare(expected_outputs[name], out, kinds.get(name))
             return name, ("fail" if diff else "pass"), diff
 
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -357,7 +399,7 @@ def compile_eval(aotc, test_dir, out_dir):
             return ("fail", "eval timed out")
         if p.returncode == 0:
             exp = sorted(data.glob("output_*.pb"), key=lambda q: int(q.stem.split("_")[1]))
-            diff = compare(exp, out_dir)
+            diff = compare(exp, out_dir, output_kinds(model))
             return ("fail", diff) if diff else ("evaluated", None)
         wanted = [m for m in CONST_INPUT_RE.findall(p.stderr) if m in inputs and m not in bound]
         if not wanted:

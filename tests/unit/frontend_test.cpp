@@ -243,6 +243,47 @@ TEST_F(FrontendTest, NegativeDim) {
   EXPECT_CONTAINS(import_error(write(b)), "input 'x' has a negative dim -3");
 }
 
+TEST_F(FrontendTest, MinusOneDimsAreUnknownAndZeroInputDimsTakeAnyShape) {
+  // Paddle's exporter writes -1 (and 0 in graph inputs) for dims it does not know: -1 is an
+  // unknown dim; a 0 stays 0 (an input may really be empty) unless --shape binds the input.
+  ModelBuilder b;
+  b.input("x", kFloat, {"-1", "3", "0"}).output("y", kFloat, std::vector<std::string>{"-1", "3", "-1"});
+  b.node("Relu", {"x"}, {"y"}, "r");
+  std::string path = write(b);
+  auto g = import_ok(path);
+  ASSERT_TRUE(g);
+  const Shape& s = g->inputs()[0]->shape();
+  EXPECT_FALSE(s[0].is_static());
+  EXPECT_EQ(s[1], Dim(3));
+  EXPECT_EQ(s[2], Dim(0));
+  ImportOptions o;
+  o.input_shapes["x"] = {2, 3, 5};
+  auto bound = import_ok(path, o);
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(bound->outputs()[0]->shape(), make_shape({2, 3, 5}));
+  o.input_shapes["x"] = {2, 4, 5};
+  EXPECT_CONTAINS(import_error(path, o), "--shape x=2x4x5 does not fit");
+}
+
+TEST_F(FrontendTest, LooseOutputShapesAreAnnotationsStaticOnesMustHold) {
+  // An output declared with an unknown dim (ddddocr declares [1, seqlen] for a rank-3 result) is
+  // accepted as onnxruntime accepts it; a static declaration that contradicts is an error.
+  ModelBuilder b;
+  b.input("x", kFloat, {"2", "3"}).output("y", kFloat, std::vector<std::string>{"1", "seqlen"});
+  b.node("Relu", {"x"}, {"y"}, "r");
+  auto g = import_ok(write(b));
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->outputs()[0]->shape(), make_shape({2, 3}));
+}
+
+TEST_F(FrontendTest, ZeroOutputDimStaysEmpty) {
+  // Only graph inputs read a 0 as "unknown": elsewhere it is an empty extent.
+  ModelBuilder b;
+  b.input("x", kFloat, {"2"}).output("y", kFloat, std::vector<std::string>{"0"});
+  b.node("Relu", {"x"}, {"y"}, "r");
+  EXPECT_CONTAINS(import_error(write(b)), "output 'y' is declared f32[0] but computes as f32[2]");
+}
+
 TEST_F(FrontendTest, AbsurdDims) {
   ModelBuilder b;
   b.input("x", kFloat, {"1000000", "1000000", "1000000"}).output("y");
