@@ -399,9 +399,10 @@ Status emit_softmax_columns(CppKernel& k, int64_t outer, int64_t n, int64_t inne
   const std::string ct = compute_type(xt), x = k.in[0], y = k.out[0];
   CodeWriter& w = k.w;
   const int64_t chunk = std::min<int64_t>(inner, 256);
-  w.line("constexpr int64_t kChunk = {}, kChunks = kOuter * ((kInner + kChunk - 1) / kChunk);", chunk);
+  w.line("constexpr int64_t kChunk = {}, kChunksPerRow = (kInner + kChunk - 1) / kChunk;", chunk);
+  w.line("constexpr int64_t kChunks = kOuter * kChunksPerRow;");
   const int parts = open_split_loop(k, "c", "kChunks", "column chunks", outer * ((inner + chunk - 1) / chunk), n * chunk);
-  w.line("const int64_t o = c / ((kInner + kChunk - 1) / kChunk), i0 = c % ((kInner + kChunk - 1) / kChunk) * kChunk;");
+  w.line("const int64_t o = c / kChunksPerRow, i0 = c % kChunksPerRow * kChunk;");
   w.line("const int64_t m = std::min(kChunk, kInner - i0);");
   w.line("const int64_t base = o * kAxis * kInner + i0;");
   w.line("{} mx[kChunk];", ct);
