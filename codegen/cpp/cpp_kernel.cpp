@@ -7,15 +7,6 @@
 
 namespace aotc::codegen {
 
-// Kernel families added after the list in cpp_kernel.h (declared here so that adding one does
-// not recompile every kernel family).
-void register_grid_cpp_kernels(CppKernelRegistry& r);
-void register_signal_cpp_kernels(CppKernelRegistry& r);
-void register_reinterpret_cpp_kernels(CppKernelRegistry& r);
-void register_placement_cpp_kernels(CppKernelRegistry& r);
-void register_linalg_cpp_kernels(CppKernelRegistry& r);
-void register_stateful_cpp_kernels(CppKernelRegistry& r);
-
 const CppKernelRegistry& CppKernelRegistry::instance() {
   static const CppKernelRegistry registry = [] {
     CppKernelRegistry r;

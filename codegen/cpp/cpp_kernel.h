@@ -141,6 +141,12 @@ void register_attention_cpp_kernels(CppKernelRegistry& r);
 void register_einsum_cpp_kernels(CppKernelRegistry& r);
 void register_recurrent_cpp_kernels(CppKernelRegistry& r);
 void register_fused_cpp_kernels(CppKernelRegistry& r);
+void register_grid_cpp_kernels(CppKernelRegistry& r);
+void register_signal_cpp_kernels(CppKernelRegistry& r);
+void register_reinterpret_cpp_kernels(CppKernelRegistry& r);
+void register_placement_cpp_kernels(CppKernelRegistry& r);
+void register_linalg_cpp_kernels(CppKernelRegistry& r);
+void register_stateful_cpp_kernels(CppKernelRegistry& r);
 
 /// Bytes of scratch space the node's kernel asks for (by emitting it into a throwaway writer).
 Expected<int64_t> cpp_kernel_scratch_bytes(const Node& node, const KernelContext& ctx = {});

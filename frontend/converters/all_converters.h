@@ -26,6 +26,9 @@ void register_attention_converters(ConverterRegistry& r);
 void register_einsum_converters(ConverterRegistry& r);
 void register_recurrent_converters(ConverterRegistry& r);
 void register_integer_converters(ConverterRegistry& r);
+void register_grid_converters(ConverterRegistry& r);
+void register_signal_converters(ConverterRegistry& r);
+void register_selection_converters(ConverterRegistry& r);
 
 void register_all_converters(ConverterRegistry& r);
 

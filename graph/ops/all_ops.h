@@ -30,6 +30,13 @@ void register_einsum_ops(OpRegistry& r);        // einsum.cpp
 void register_recurrent_ops(OpRegistry& r);     // recurrent.cpp
 void register_control_flow_ops(OpRegistry& r);  // control_flow.cpp
 void register_fused_ops(OpRegistry& r);         // fused.cpp
+void register_grid_ops(OpRegistry& r);  // grid.cpp
+void register_signal_ops(OpRegistry& r);  // signal.cpp
+void register_reinterpret_ops(OpRegistry& r);  // reinterpret.cpp
+void register_selection_ops(OpRegistry& r);  // selection.cpp
+void register_placement_ops(OpRegistry& r);  // placement.cpp
+void register_linalg_ops(OpRegistry& r);  // linalg.cpp
+void register_stateful_ops(OpRegistry& r);  // stateful.cpp
 
 /// Registers every core op; called once by OpRegistry::instance().
 void register_all_ops(OpRegistry& r);
