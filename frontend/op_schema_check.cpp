@@ -84,8 +84,8 @@ Status check_node_schema(const onnx::NodeProto& node, int opset) {
       if (a.name() != spec.name) continue;
       AOTC_ASSIGN_OR_RETURN(AttrProto::AttributeType type, attribute_type(a));
       if (type != spec.type)
-        return invalid_model("attribute '{}' must be {} in {} but is {}", a.name(), type_name(spec.type), version,
-                             type_name(type));
+        return invalid_model("attribute '{}' must be {} but is {} ({})", a.name(), type_name(spec.type),
+                             type_name(type), version);
     }
   }
   for (const SchemaAttr& spec : s->attrs) {

@@ -144,6 +144,13 @@ def shape_overflow_cases():
                        ("minus-one", [2**62, 2**62, -1])):
         cases.append((f"reshape-overflow-{tag}",
                       model([reshape], [x], [vi("y", None)], initializers=[ints("s", shape)]), ALL, "reshape_big"))
+    # 17 x b wraps around to exactly the input's 16 elements: the reshape looked valid, and the
+    # transpose after it walked 2^64 strides over a 16-element buffer.
+    b = 16 * pow(17, -1, 2**64) % 2**64
+    wrapped = [helper.make_node("Reshape", ["x", "s"], ["r"], name="reshape_wraps"),
+               helper.make_node("Transpose", ["r"], ["y"], name="transpose", perm=[1, 0])]
+    cases.append(("reshape-wraps-to-input-count",
+                  model(wrapped, [x], [vi("y", None)], initializers=[ints("s", [17, b])]), ALL, "reshape_wraps"))
     tile = helper.make_node("Tile", ["x", "r"], ["y"], name="tile_big")
     for tag, reps in (("wrap", [2**62, 4, 1, 1]), ("huge", [2**40, 2**40, 1, 1]), ("max", [INT64_MAX, 1, 1, 1])):
         cases.append((f"tile-overflow-{tag}",
