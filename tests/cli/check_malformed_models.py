@@ -165,8 +165,9 @@ def shape_overflow_cases():
         n = helper.make_node(op, ["x"], ["y"], name=f"{op.lower()}_big", blocksize=2**32)
         cases.append((f"{op}-blocksize-2^32", model([n], [x], [vi("y", None)]), ALL, f"{op.lower()}_big"))
     expand = helper.make_node("Expand", ["x", "s"], ["y"], name="expand_big")
-    cases.append(("expand-2^44-elements",
-                  model([expand], [x], [vi("y", None)], initializers=[ints("s", [2**22, 2**22, 2, 2])]),
+    cases.append(("expand-2^48-elements",
+                  model([expand], [vi("x", [1, 1, 1, 1])], [vi("y", None)],
+                        initializers=[ints("s", [2**24, 2**24, 1, 1])]),
                   ALL, "expand_big"))
     return cases
 
