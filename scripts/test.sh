@@ -21,11 +21,11 @@ python3 tests/runtime/check_runner_packages.py || status=1
 
 # Robustness (docs/robustness.md): the libFuzzer harnesses of the importer + pipeline and of the
 # runtime stub's TensorProto reader, built (the importer's on build/libaotc_core.a) and run for
-# 30 s each from the node tests' seeds and the kept regressions; then a sample of node tests and
+# 20 s each from the node tests' seeds and the kept regressions; then a sample of node tests and
 # a small model as packages built and run under ASan/UBSan. Long runs and the ASan/UBSan build of
 # the compiler itself: docs/robustness.md.
-echo "== robustness: fuzzers (30 s each), packages under ASan/UBSan"
-{ tests/fuzz/build_fuzzers.sh && tests/fuzz/run_fuzzers.sh 30; } || status=1
+echo "== robustness: fuzzers (20 s each), packages under ASan/UBSan"
+{ tests/fuzz/build_fuzzers.sh && tests/fuzz/run_fuzzers.sh 20; } || status=1
 scripts/sanitizer_sample.sh || status=1
 
 echo "== ONNX node conformance (x86-64)"
