@@ -7,6 +7,7 @@
 #include "frontend/control_flow.h"
 #include "frontend/onnx_attributes.h"
 #include "frontend/onnx_importer.h"
+#include "frontend/op_schema_check.h"
 #include "frontend/static_values.h"
 
 namespace aotc::frontend {
@@ -199,8 +200,11 @@ Status GraphConverter::convert_one(const FlatNode& n) {
     inputs.push_back(v);
   }
 
-  if (is_ai_onnx_domain(n.proto.domain()) && n.ai_onnx_opset <= 0)
-    return invalid_model("{}: the model imports no ai.onnx opset", where());
+  const bool ai_onnx = is_ai_onnx_domain(n.proto.domain());
+  if (ai_onnx && n.ai_onnx_opset <= 0) return invalid_model("{}: the model imports no ai.onnx opset", where());
+  // Arity and attribute types from the op's schema, once, before any converter reads them.
+  AOTC_RETURN_IF_ERROR(
+      check_node_schema(n.proto, ai_onnx ? n.ai_onnx_opset : n.domain_opset).with_context(where()));
   const bool control_flow = is_control_flow_op(n);
   if (is_static_value_op(n) || (!reads_static.empty() && n.proto.op_type() == "Identity")) {
     if (!downstream_of_unsupported) return convert_static_value_op(*this, n);
@@ -254,9 +258,6 @@ Status GraphConverter::convert_constant(const FlatNode& n) {
 Status GraphConverter::convert_with(const FlatNode& n, const Converter& converter, std::vector<Value*> inputs) {
   const std::string& op_type = n.proto.op_type();
   std::string where = fmt::format("node '{}' ({})", n.name, op_type);
-  // The schemas are ai.onnx's; ops of other domains may share a name with different attributes.
-  if (is_ai_onnx_domain(n.proto.domain()))
-    AOTC_RETURN_IF_ERROR(check_attribute_types(n.proto).with_context(where));
   auto attrs = convert_attributes(n.proto, policy_);
   if (!attrs) return attrs.status().with_context(where);
   std::vector<std::string> output_names(n.proto.output().begin(), n.proto.output().end());
@@ -271,9 +272,10 @@ Status GraphConverter::convert_with(const FlatNode& n, const Converter& converte
     if (s.kind() == ErrorKind::kNeedsConstant) s = with_const_input_hint(s, inputs);
     return s;
   }
-  if (static_cast<int>(result->size()) != n.proto.output_size())
-    return internal_error("{}: the converter returned {} values for {} outputs", where, result->size(),
-                          n.proto.output_size());
+  // A node may leave trailing outputs off; naming more than the op produces is the model's error
+  // (ops without a schema to check it against get here: other domains).
+  if (static_cast<int>(result->size()) < n.proto.output_size())
+    return invalid_model("{}: has {} outputs; the op produces {}", where, n.proto.output_size(), result->size());
   for (int i = 0; i < n.proto.output_size(); ++i) {
     const std::string& name = n.proto.output(i);
     if (name.empty()) continue;

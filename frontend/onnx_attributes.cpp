@@ -36,7 +36,9 @@ std::vector<AttrProto::AttributeType> filled_kinds(const AttrProto& a) {
   return k;
 }
 
-Expected<AttrProto::AttributeType> attribute_type(const AttrProto& a) {
+}  // namespace
+
+Expected<onnx::AttributeProto::AttributeType> attribute_type(const onnx::AttributeProto& a) {
   std::vector<AttrProto::AttributeType> filled = filled_kinds(a);
   if (!a.has_type() || a.type() == AttrProto::UNDEFINED) {
     if (filled.size() == 1) return filled[0];
@@ -50,6 +52,8 @@ Expected<AttrProto::AttributeType> attribute_type(const AttrProto& a) {
                            type_name(a.type()), type_name(t));
   return a.type();
 }
+
+namespace {
 
 Expected<AttrValue> convert_attribute(const AttrProto& a, const ExternalDataPolicy& policy) {
   AOTC_ASSIGN_OR_RETURN(AttrProto::AttributeType type, attribute_type(a));
@@ -83,33 +87,7 @@ Expected<AttrValue> convert_attribute(const AttrProto& a, const ExternalDataPoli
   }
 }
 
-using SchemaAttrs = std::vector<std::pair<std::string, AttrProto::AttributeType>>;
-
-const std::unordered_map<std::string, SchemaAttrs>& schema_attribute_types() {
-  static const std::unordered_map<std::string, SchemaAttrs> table = {
-#include "frontend/onnx_attribute_types.inc"
-  };
-  return table;
-}
-
 }  // namespace
-
-Status check_attribute_types(const onnx::NodeProto& node) {
-  const auto& table = schema_attribute_types();
-  auto op = table.find(node.op_type());
-  if (op == table.end()) return Status::ok();
-  for (const AttrProto& a : node.attribute()) {
-    if (!a.ref_attr_name().empty()) continue;
-    std::vector<AttrProto::AttributeType> allowed;
-    for (const auto& [name, type] : op->second)
-      if (name == a.name()) allowed.push_back(type);
-    if (allowed.empty()) continue;
-    AOTC_ASSIGN_OR_RETURN(AttrProto::AttributeType type, attribute_type(a));
-    if (std::find(allowed.begin(), allowed.end(), type) == allowed.end())
-      return invalid_model("attribute '{}' must be {} but is {}", a.name(), type_name(allowed[0]), type_name(type));
-  }
-  return Status::ok();
-}
 
 Expected<Attributes> convert_attributes(const onnx::NodeProto& node, const ExternalDataPolicy& policy) {
   Attributes out;

@@ -14,10 +14,9 @@ namespace aotc::frontend {
 /// not name the node; the caller adds it.
 Expected<Attributes> convert_attributes(const onnx::NodeProto& node, const ExternalDataPolicy& policy);
 
-/// Checks the types of an ai.onnx node's attributes against the ONNX operator schemas (all
-/// versions, see onnx_attribute_types.inc), so that converters can trust them. Attributes the
-/// schemas do not list are left to the converter.
-Status check_attribute_types(const onnx::NodeProto& node);
+/// The type of value an attribute carries: its declared type, checked against the field it
+/// fills, or for IR versions before 2 (no `type`) the one field it fills.
+Expected<onnx::AttributeProto::AttributeType> attribute_type(const onnx::AttributeProto& a);
 
 /// The value of an ONNX Constant node (attributes value, value_float(s), value_int(s)).
 Expected<TensorData> constant_node_value(const onnx::NodeProto& node, const ExternalDataPolicy& policy);

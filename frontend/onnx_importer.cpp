@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -371,8 +370,21 @@ Expected<std::unique_ptr<onnx::ModelProto>> read_onnx_model(const std::string& p
   if (fs::is_directory(path, ec)) return Status::error(ErrorKind::kIo, fmt::format("{}: is a directory", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error(ErrorKind::kIo, fmt::format("{}: cannot open file", path));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // A protobuf message is at most 2 GiB (larger weights live in external data); reading stops
+  // there, so that /dev/zero or a huge file cannot exhaust memory.
+  constexpr size_t kMaxModelBytes = size_t{2} << 30;
+  std::string bytes;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    bytes.append(chunk, static_cast<size_t>(in.gcount()));
+    if (bytes.size() > kMaxModelBytes)
+      return invalid_model("{}: the file is larger than 2 GiB, the most a protobuf message can be", path);
+  }
   if (in.bad()) return Status::error(ErrorKind::kIo, fmt::format("{}: read error", path));
+  return parse_onnx_model(bytes, path);
+}
+
+Expected<std::unique_ptr<onnx::ModelProto>> parse_onnx_model(const std::string& bytes, const std::string& path) {
   if (bytes.empty()) return invalid_model("{}: the file is empty", path);
   auto model = std::make_unique<onnx::ModelProto>();
   if (!model->ParseFromString(bytes)) {

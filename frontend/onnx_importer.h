@@ -56,5 +56,7 @@ std::string unsupported_op_key(const FlatNode& node);
 /// Reads and parses a model file without importing it (for `aotc inspect`). Fails with a one-line
 /// message on a missing, empty, truncated or non-ONNX file.
 Expected<std::unique_ptr<onnx::ModelProto>> read_onnx_model(const std::string& path);
+/// Parses the bytes of a model file; `path` names it in messages (the fuzzer's entry point).
+Expected<std::unique_ptr<onnx::ModelProto>> parse_onnx_model(const std::string& bytes, const std::string& path);
 
 }  // namespace aotc::frontend

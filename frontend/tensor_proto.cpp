@@ -164,20 +164,29 @@ Status fill_from_typed_fields(const onnx::TensorProto& p, TensorData& out) {
   return Status::ok();
 }
 
-Status check_raw_size(const onnx::TensorProto& p, const TensorData& out, uint64_t have,
-                      const char* where) {
-  uint64_t need = onnx_storage_bytes(out.dtype(), static_cast<uint64_t>(out.num_elements()));
+Status check_raw_size(const onnx::TensorProto& p, DType dtype, const std::vector<int64_t>& dims, uint64_t have,
+                      uint64_t need, const char* where) {
   if (have != need)
     return invalid_model("{} has {} bytes of {} but {} {} needs {}", tensor_label(p), have, where,
-                         dtype_name(out.dtype()), shape_to_string(make_shape(out.dims())), need);
+                         dtype_name(dtype), shape_to_string(make_shape(dims)), need);
   return Status::ok();
 }
+
+/// Where an EXTERNAL tensor's bytes are: checked to exist, inside the model's folder and of the
+/// size the dims need, all before the tensor is allocated (a corrupt dim must not make us
+/// allocate terabytes for a location that is refused anyway).
+struct ExternalSlice {
+  fs::path file;
+  std::string location;
+  uint64_t offset = 0;
+  uint64_t count = 0;
+};
 
 // Reads the bytes of an EXTERNAL tensor. The location must resolve, after following symlinks, to
 // a file inside the model's folder: a model must not be able to read arbitrary files of the
 // machine that compiles it.
-Status fill_from_external(const onnx::TensorProto& p, const ExternalDataPolicy& policy,
-                          TensorData& out) {
+Expected<ExternalSlice> locate_external(const onnx::TensorProto& p, const ExternalDataPolicy& policy,
+                                        DType dtype, const std::vector<int64_t>& dims, uint64_t need) {
   std::string location;
   uint64_t offset = 0;
   std::optional<uint64_t> length;
@@ -238,7 +247,12 @@ Status fill_from_external(const onnx::TensorProto& p, const ExternalDataPolicy& 
   if (count > avail)
     return invalid_model("{}: external data '{}' has {} bytes after offset {}, {} requested",
                          tensor_label(p), location, avail, offset, count);
-  AOTC_RETURN_IF_ERROR(check_raw_size(p, out, count, "external data"));
+  AOTC_RETURN_IF_ERROR(check_raw_size(p, dtype, dims, count, need, "external data"));
+  return ExternalSlice{file, location, offset, count};
+}
+
+Status read_external(const ExternalSlice& slice, const onnx::TensorProto& p, TensorData& out) {
+  const auto& [file, location, offset, count] = slice;
   std::ifstream in(file, std::ios::binary);
   in.seekg(static_cast<std::streamoff>(offset));
   std::vector<uint8_t> packed;  // sub-byte types are unpacked after reading
@@ -296,8 +310,9 @@ Expected<TensorData> tensor_from_proto(const onnx::TensorProto& p, const Externa
   // terabytes for a tensor whose data is a few bytes.
   const uint64_t need = onnx_storage_bytes(*dtype, static_cast<uint64_t>(n));
   if (p.has_data_location() && p.data_location() == onnx::TensorProto::EXTERNAL) {
+    AOTC_ASSIGN_OR_RETURN(ExternalSlice slice, locate_external(p, policy, *dtype, dims, need));
     TensorData out(*dtype, dims);
-    AOTC_RETURN_IF_ERROR(fill_from_external(p, policy, out));
+    AOTC_RETURN_IF_ERROR(read_external(slice, p, out));
     return out;
   }
   if (p.has_raw_data()) {

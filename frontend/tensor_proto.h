@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "graph/checked_arithmetic.h"
 #include "graph/status.h"
 #include "graph/tensor_data.h"
 
@@ -20,9 +21,6 @@ std::optional<DType> dtype_from_onnx(int onnx_type);
 int onnx_dtype(DType t);
 /// A readable name for an ONNX dtype number ("FLOAT8E4M3FN", "STRING", "dtype 42"), for errors.
 std::string onnx_dtype_name(int onnx_type);
-
-/// Tensors larger than this many elements are refused as absurd (a corrupt dim, not a model).
-inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 
 /// Where external tensor data may be read from.
 struct ExternalDataPolicy {

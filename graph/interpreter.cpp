@@ -4,6 +4,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "graph/checked_arithmetic.h"
 #include "graph/ops/op_registry.h"
 
 namespace aotc {
@@ -38,6 +39,13 @@ Status check_inputs(const Graph& graph, const std::vector<TensorData>& inputs,
   return Status::ok();
 }
 
+Status check_output_sizes(const Node& node) {
+  for (int k = 0; k < node.num_outputs(); ++k)
+    AOTC_RETURN_IF_ERROR(
+        check_interpretable_size(node.output(k)->type(), fmt::format("{}: output {}", node.describe(), k)));
+  return Status::ok();
+}
+
 bool types_match(const Node& node, const std::vector<const TensorData*>& args) {
   for (int i = 0; i < node.num_inputs(); ++i) {
     const Value* in = node.input(i);
@@ -61,10 +69,21 @@ Expected<std::vector<TensorData>> evaluate_concrete(const Node& node, const std:
   for (const Value* out : node.outputs()) out_names.push_back(out->name());
   Node* copy = scratch.add_node(node.op(), node.name(), operands, out_names, node.attrs());
   AOTC_RETURN_IF_ERROR(infer_node(*copy));
+  AOTC_RETURN_IF_ERROR(check_output_sizes(*copy));
   return evaluate_node(*copy, args);
 }
 
 }  // namespace
+
+Status check_interpretable_size(const TensorType& type, const std::string& what) {
+  std::optional<int64_t> n = element_count(type.shape);
+  std::optional<int64_t> bytes = n ? checked_mul(*n, dtype_size(type.dtype)) : std::nullopt;
+  if (!n) return Status::ok();  // symbolic: checked once the node's actual types are inferred
+  if (!bytes || *bytes > kMaxInterpretedTensorBytes)
+    return unsupported("{} is {}: more than the {} GiB the reference interpreter holds per tensor", what,
+                       type.to_string(), kMaxInterpretedTensorBytes >> 30);
+  return Status::ok();
+}
 
 Expected<std::vector<TensorData>> interpret(const Graph& graph, const std::vector<TensorData>& inputs) {
   std::map<std::string, int64_t> symbols;
@@ -92,8 +111,9 @@ Expected<std::vector<TensorData>> interpret(const Graph& graph, const std::vecto
       if (in && !d) return internal_error("{}: input '{}' has not been computed", n->describe(), in->name());
       args.push_back(d);
     }
-    Expected<std::vector<TensorData>> out =
-        types_match(*n, args) ? evaluate_node(*n, args) : evaluate_concrete(*n, args);
+    const bool static_types = types_match(*n, args);
+    if (static_types) AOTC_RETURN_IF_ERROR(check_output_sizes(*n));
+    Expected<std::vector<TensorData>> out = static_types ? evaluate_node(*n, args) : evaluate_concrete(*n, args);
     if (!out) return out.status();
     for (int k = 0; k < n->num_outputs(); ++k)
       if (pending[n->output(k)] > 0) live[n->output(k)] = std::move((*out)[k]);

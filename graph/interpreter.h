@@ -18,4 +18,12 @@ namespace aotc {
 /// their last use.
 Expected<std::vector<TensorData>> interpret(const Graph& graph, const std::vector<TensorData>& inputs);
 
+/// The largest tensor the interpreter allocates: shapes within the importer's 2^40 elements can
+/// still ask for terabytes, which would end in bad_alloc instead of an error.
+inline constexpr int64_t kMaxInterpretedTensorBytes = int64_t{1} << 34;
+
+/// Refuses a tensor of `type` (static) that is larger than kMaxInterpretedTensorBytes; `what`
+/// names it ("input 'x'", "node 'n' (Expand): output 0").
+Status check_interpretable_size(const TensorType& type, const std::string& what);
+
 }  // namespace aotc

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -288,24 +289,53 @@ bool Runner::load_weights() {
   return true;
 }
 
-bool read_file(const std::string& path, std::vector<uint8_t>* bytes) {
+// Reads a whole file of at most `max_bytes` (*too_large is set past that: /dev/zero as an input
+// must not exhaust memory). False with errno set when it cannot be read.
+bool read_file(const std::string& path, std::vector<uint8_t>* bytes, size_t max_bytes, bool* too_large) {
+  *too_large = false;
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return false;
   uint8_t chunk[1 << 16];
   size_t n;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (n > max_bytes - bytes->size()) {
+      *too_large = true;
+      break;
+    }
     bytes->insert(bytes->end(), chunk, chunk + n);
+  }
   bool ok = !std::ferror(f);
   std::fclose(f);
   return ok;
+}
+
+// The largest TensorProto file an input can come in: each element takes at most 10 bytes (a
+// varint), plus room for the name, dims and field tags.
+size_t max_input_file_bytes(const aotc_tensor_desc& d) {
+  const uint64_t kOverhead = 1 << 20, kPerElement = 10;
+  uint64_t n = 1;
+  for (int a = 0; a < d.rank; ++a) {
+    uint64_t dim = d.dims[a] > 0 ? static_cast<uint64_t>(d.dims[a]) : 1;
+    if (n > (UINT64_MAX / kPerElement - kOverhead) / dim) return SIZE_MAX;
+    n *= dim;
+  }
+  uint64_t bytes = n * kPerElement + kOverhead;
+  return bytes > SIZE_MAX ? SIZE_MAX : static_cast<size_t>(bytes);
 }
 
 bool Runner::load_input(int k, const std::string& path) {
   const aotc_tensor_desc& d = model_.inputs[k];
   const char* name = d.name ? d.name : "?";
   std::vector<uint8_t> bytes;
-  if (!read_file(path, &bytes)) {
+  bool too_large = false;
+  const size_t max_bytes = max_input_file_bytes(d);
+  if (!read_file(path, &bytes, max_bytes, &too_large)) {
     error("cannot read input %d '%s' from '%s': %s", k, name, path.c_str(), std::strerror(errno));
+    return false;
+  }
+  if (too_large) {
+    error("input %d '%s' (%s) is larger than %zu bytes, more than a TensorProto of its shape takes", k, name,
+          path.c_str(), max_bytes);
     return false;
   }
   aotc_tensor_proto t;
@@ -669,8 +699,14 @@ aotc_status Runner::run_model() {
 // One run per line: "--input A.pb --input B.pb --output-dir DIR" (paths without spaces).
 bool Runner::run_list(const std::string& path) {
   std::vector<uint8_t> bytes;
-  if (!read_file(path, &bytes)) {
+  bool too_large = false;
+  const size_t kMaxRunListBytes = size_t{64} << 20;
+  if (!read_file(path, &bytes, kMaxRunListBytes, &too_large)) {
     error("cannot read --run-list file '%s': %s", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  if (too_large) {
+    error("--run-list file '%s' is larger than %zu bytes", path.c_str(), kMaxRunListBytes);
     return false;
   }
   std::string text(bytes.begin(), bytes.end());

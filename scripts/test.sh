@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up and build, unit and golden tests, the ONNX node conformance suite
+# The whole test suite: set-up and build, unit and golden tests, fuzzing and sanitizer samples, the ONNX node conformance suite
 # end to end (regenerates docs/conformance.md), the 9 light models and the models/ builders' test
 # sizes against onnxruntime; bucketed packages at every length; the SIMD targets (AVX2, and AVX-512 where the CPU has it) on the
 # ops with SIMD kernels, the light models, the models and the kernel edge cases; then the OpenCL target on PoCL (the CPU as an OpenCL device): the
@@ -21,6 +21,15 @@ section "unit and golden tests"
 section "runtime stub: TensorProto reader on every ONNX test file (ASan/UBSan), packages built via runtime.cmake"
 python3 tests/runtime/check_node_tests.py || status=1
 python3 tests/runtime/check_runner_packages.py || status=1
+
+# Robustness (docs/robustness.md): the libFuzzer harnesses of the importer + pipeline and of the
+# runtime stub's TensorProto reader, built (the importer's on build/libaotc_core.a) and run for
+# 20 s each from the node tests' seeds and the kept regressions; then a sample of node tests and
+# a small model as packages built and run under ASan/UBSan. Long runs and the ASan/UBSan build of
+# the compiler itself: docs/robustness.md.
+section "robustness: fuzzers (20 s each), packages under ASan/UBSan"
+{ tests/fuzz/build_fuzzers.sh && tests/fuzz/run_fuzzers.sh 20; } || status=1
+scripts/sanitizer_sample.sh || status=1
 
 section "ONNX node conformance (x86-64)"
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64 \

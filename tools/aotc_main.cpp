@@ -1,4 +1,7 @@
 // The aotc command line. Each subcommand lives in its own file (see tools/commands.h).
+#include <cstdio>
+#include <new>
+
 #include <CLI/CLI.hpp>
 
 #include "tools/commands.h"
@@ -13,6 +16,12 @@ int main(int argc, char** argv) {
   aotc::tools::add_ops_command(app);
   aotc::tools::add_eval_command(app);
   aotc::tools::add_opt_command(app);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    CLI11_PARSE(app, argc, argv);
+  } catch (const std::bad_alloc&) {
+    // A backstop: sizes are checked before allocating (docs/robustness.md), so this is a bug.
+    std::fprintf(stderr, "aotc: error: out of memory\n");
+    return 1;
+  }
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "codegen/compiler.h"
+#include "graph/printable.h"
 #include "tools/commands.h"
 #include "tools/import_flags.h"
 
@@ -120,7 +121,7 @@ void run_compile(CompileArgs& args) {
 
   Expected<CompileResult> result = compile_model(o);
   if (!result.has_value()) fail(result.status());
-  for (const std::string& w : result->warnings) std::fprintf(stderr, "aotc: warning: %s\n", w.c_str());
+  for (const std::string& w : result->warnings) std::fprintf(stderr, "aotc: warning: %s\n", printable(w).c_str());
   if (!o.tuning.empty() && result->warnings.empty())
     std::printf("aotc: %s: %d kernels of this model have records from this machine\n", o.tuning.c_str(),
                 result->tuned_kernels);

@@ -9,6 +9,7 @@
 
 #include "frontend/tensor_proto.h"
 #include "graph/interpreter.h"
+#include "graph/printable.h"
 #include "tools/commands.h"
 #include "tools/import_flags.h"
 
@@ -101,6 +102,8 @@ void run_eval(const EvalArgs& args) {
       if (!is_static(v->shape()))
         fail(invalid_model("{}: input '{}' has shape {}; pass --input files or --shape {}=DIMS", args.model,
                            v->name(), shape_to_string(v->shape()), v->name()));
+      Status fits = check_interpretable_size(v->type(), fmt::format("input '{}'", v->name()));
+      if (!fits.is_ok()) fail(fits.with_context(args.model));
       inputs.push_back(generated_input(*v));
     }
   }
@@ -116,7 +119,7 @@ void run_eval(const EvalArgs& args) {
     std::string path = (fs::path(args.output_dir) / fmt::format("output_{}.pb", k)).string();
     Status s = frontend::write_tensor_file(path, (*outputs)[k], name);
     if (!s.is_ok()) fail(s);
-    std::printf("%s  %s  %s\n", path.c_str(), name.c_str(), (*outputs)[k].type().to_string().c_str());
+    std::printf("%s  %s  %s\n", path.c_str(), printable(name).c_str(), (*outputs)[k].type().to_string().c_str());
   }
 }
 

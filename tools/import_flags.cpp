@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "frontend/tensor_proto.h"
+#include "graph/printable.h"
 
 namespace aotc::tools {
 namespace {
@@ -64,7 +65,8 @@ Expected<frontend::ImportOptions> ImportFlags::resolve() const {
 }
 
 void fail(const Status& status) {
-  std::fprintf(stderr, "aotc: error: %s\n", status.message().c_str());
+  // Messages quote names from the model, which may hold newlines or terminal escapes.
+  std::fprintf(stderr, "aotc: error: %s\n", printable(status.message()).c_str());
   throw CLI::RuntimeError(status.kind() == ErrorKind::kUnsupported ? 2 : 1);
 }
 

@@ -2,7 +2,9 @@
 // and the ops aotc cannot compile yet. It reads the ModelProto directly instead of importing, so
 // it works on any model, including ones the importer rejects.
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -14,6 +16,7 @@
 #include "frontend/function_inliner.h"
 #include "frontend/onnx_importer.h"
 #include "frontend/tensor_proto.h"
+#include "graph/printable.h"
 #include "tools/commands.h"
 #include "tools/import_flags.h"
 
@@ -61,14 +64,32 @@ std::string type_label(const onnx::ValueInfoProto& vi) {
   return fmt::format("{}[{}]", dt, fmt::join(dims, "x"));
 }
 
+// One line of the report: names, op types and strings come from the model and may hold newlines
+// or terminal escapes, so the line is printed escaped.
+void say(const char* format, ...) __attribute__((format(printf, 1, 2)));
+void say(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  char* line = nullptr;
+  int n = vasprintf(&line, format, args);
+  va_end(args);
+  if (n < 0) return;
+  std::string text(line, static_cast<size_t>(n));
+  std::free(line);
+  bool newline = !text.empty() && text.back() == '\n';
+  if (newline) text.pop_back();
+  std::fputs(printable(text).c_str(), stdout);
+  if (newline) std::fputc('\n', stdout);
+}
+
 std::string domain_label(const std::string& d) { return frontend::is_ai_onnx_domain(d) ? "ai.onnx" : d; }
 
 void print_values(const char* heading, const std::vector<const onnx::ValueInfoProto*>& values) {
   size_t width = 0;
   for (const auto* v : values) width = std::max(width, v->name().size());
-  if (values.empty()) std::printf("%-10s (none)\n", heading);
+  if (values.empty()) say("%-10s (none)\n", heading);
   for (size_t i = 0; i < values.size(); ++i)
-    std::printf("%-10s %-*s  %s\n", i == 0 ? heading : "", static_cast<int>(width), values[i]->name().c_str(),
+    say("%-10s %-*s  %s\n", i == 0 ? heading : "", static_cast<int>(width), values[i]->name().c_str(),
                 type_label(*values[i]).c_str());
 }
 
@@ -82,8 +103,8 @@ void run_inspect(const std::string& path) {
   for (const auto& o : m.opset_import()) opsets.push_back(fmt::format("{} {}", domain_label(o.domain()), o.version()));
   std::string producer = m.producer_name().empty() ? "unknown" : m.producer_name();
   if (!m.producer_version().empty()) producer += " " + m.producer_version();
-  std::printf("%-10s %s\n", "model", path.c_str());
-  std::printf("%-10s IR %lld, producer %s, opsets %s\n", "versions", static_cast<long long>(m.ir_version()),
+  say("%-10s %s\n", "model", path.c_str());
+  say("%-10s IR %lld, producer %s, opsets %s\n", "versions", static_cast<long long>(m.ir_version()),
               producer.c_str(), fmt::format("{}", fmt::join(opsets, ", ")).c_str());
 
   std::set<std::string> initializer_names;
@@ -103,7 +124,7 @@ void run_inspect(const std::string& path) {
   for (const auto& vi : g.output()) outputs.push_back(&vi);
   print_values("inputs", inputs);
   print_values("outputs", outputs);
-  std::printf("%-10s %s parameters, %s of weights in %d initializers\n", "params", with_commas(params).c_str(),
+  say("%-10s %s parameters, %s of weights in %d initializers\n", "params", with_commas(params).c_str(),
               human_bytes(weight_bytes).c_str(), g.initializer_size());
 
   // Histogram of the model's own nodes and of the nodes of their subgraphs (If branches, Loop
@@ -128,18 +149,18 @@ void run_inspect(const std::string& path) {
   std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second > b.second; });
   size_t width = 0;
   for (auto& [op, count] : rows) width = std::max(width, op.size());
-  std::printf("%-10s %d nodes%s, %zu op types%s\n", "ops", total,
+  say("%-10s %d nodes%s, %zu op types%s\n", "ops", total,
               nested ? fmt::format(" ({} inside subgraphs)", nested).c_str() : "", rows.size(),
               m.functions_size() ? fmt::format(", {} model-local function{}", m.functions_size(), m.functions_size() == 1 ? "" : "s").c_str() : "");
   for (auto& [op, count] : rows)
-    std::printf("%-10s %-*s %6d%s\n", "", static_cast<int>(width), op.c_str(), count,
+    say("%-10s %-*s %6d%s\n", "", static_cast<int>(width), op.c_str(), count,
                 local_functions.count(op) ? "  (function, inlined)" : "");
 
   // What the importer would reject, looked up on the nodes as the importer sees them (functions
   // inlined, each with the opset in effect for it).
   auto flat = frontend::flatten_model_nodes(m);
   if (!flat) {
-    std::printf("%-10s cannot inline functions: %s\n", "support", flat.status().message().c_str());
+    say("%-10s cannot inline functions: %s\n", "support", flat.status().message().c_str());
     return;
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> missing;
@@ -166,15 +187,15 @@ void run_inspect(const std::string& path) {
   };
   for (const frontend::FlatNode& n : *flat) check(n);
   if (missing.empty()) {
-    std::printf("%-10s every op has a converter\n", "support");
+    say("%-10s every op has a converter\n", "support");
     return;
   }
-  std::printf("%-10s %zu op type%s cannot be compiled yet:\n", "support", missing.size(),
+  say("%-10s %zu op type%s cannot be compiled yet:\n", "support", missing.size(),
               missing.size() == 1 ? "" : "s");
   for (const auto& [op, nodes] : missing) {
     std::vector<std::string> shown(nodes.begin(), nodes.begin() + std::min<size_t>(nodes.size(), 4));
     std::string more = nodes.size() > shown.size() ? fmt::format(", ... ({} nodes)", nodes.size()) : "";
-    std::printf("%-10s %s: %s%s\n", "", op.c_str(), fmt::format("{}", fmt::join(shown, ", ")).c_str(), more.c_str());
+    say("%-10s %s: %s%s\n", "", op.c_str(), fmt::format("{}", fmt::join(shown, ", ")).c_str(), more.c_str());
   }
 }
 

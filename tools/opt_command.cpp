@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "graph/ir_text.h"
+#include "graph/printable.h"
 #include "passes/passes.h"
 #include "passes/pipeline.h"
 #include "tools/commands.h"
@@ -119,7 +120,7 @@ void add_opt_command(CLI::App& app) {
     }
     Status s = run(*o);
     if (!s.is_ok()) {
-      std::cerr << "aotc opt: error: " << s.message() << "\n";
+      std::cerr << "aotc opt: error: " << printable(s.message()) << "\n";
       throw CLI::RuntimeError(1);
     }
   });

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "codegen/tuner.h"
+#include "graph/printable.h"
 #include "tools/commands.h"
 #include "tools/import_flags.h"
 
@@ -42,7 +43,7 @@ void run_tune(TuneArgs& args) {
     std::printf("%s\n", summary->listing.c_str());
     return;
   }
-  for (const std::string& w : summary->warnings) std::fprintf(stderr, "aotc: warning: %s\n", w.c_str());
+  for (const std::string& w : summary->warnings) std::fprintf(stderr, "aotc: warning: %s\n", printable(w).c_str());
   const TuneSummary& s = *summary;
   std::printf(
       "aotc: wrote %s: %d kernels timed in %.0f s (%d faster than the cost model's choice), %d already recorded, "

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "frontend/converters/all_converters.h"
+#include "graph/checked_arithmetic.h"
 #include "frontend/converters/constant_operands.h"
 
 namespace aotc::frontend {
@@ -62,6 +63,9 @@ Expected<std::vector<int64_t>> block_op_dims(ConvertContext& ctx, int64_t* block
   if (!ctx.attrs().has("blocksize")) return ctx.error("required attribute 'blocksize' is missing");
   *blocksize = ctx.attrs().get_int("blocksize", 0);
   if (*blocksize < 1) return ctx.error("blocksize {} must be >= 1", *blocksize);
+  // blocksize² must not wrap around (it divides the channels); with b <= 2^20 and dims <= 2^40
+  // the products below (b², h·b, w·b) stay exact, and the element count does not change.
+  if (*blocksize > (int64_t{1} << 20)) return ctx.error("blocksize {} is larger than 2^20", *blocksize);
   if (x->rank() != 4)
     return ctx.error("input must be 4-D (N x C x H x W), got {}", x->type().to_string());
   AOTC_ASSIGN_OR_RETURN(std::vector<int64_t> dims, dims_with_one_symbol(ctx, x));
@@ -130,7 +134,11 @@ Expected<Values> convert_tile(ConvertContext& ctx) {
     }
     split.push_back(dims[a]);
     broadcast.push_back(dims[a] < 0 ? 1 : dims[a]);  // Expand keeps a symbolic dim under 1
-    merged.push_back(dims[a] < 0 ? -1 : r * dims[a]);
+    std::optional<int64_t> tiled = checked_mul(r, dims[a]);
+    if (dims[a] >= 0 && (!tiled || *tiled > kMaxTensorElements))
+      return ctx.error("repeats [{}] make axis {} of {} longer than 2^40", fmt::join(*repeats, ", "), a,
+                       x->type().to_string());
+    merged.push_back(dims[a] < 0 ? -1 : *tiled);
   }
   AOTC_ASSIGN_OR_RETURN(Value * pairs, reshape(ctx, x, split));
   AOTC_ASSIGN_OR_RETURN(

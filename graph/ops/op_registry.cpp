@@ -1,5 +1,6 @@
 #include "graph/ops/op_registry.h"
 
+#include "graph/checked_arithmetic.h"
 #include "graph/ops/all_ops.h"
 
 namespace aotc {
@@ -84,6 +85,27 @@ Status check_schema(const OpDef& def, const Node& node) {
   return Status::ok();
 }
 
+namespace {
+
+// Every size downstream (kernel constants, arena offsets, the interpreter's buffers) is a product
+// of inferred dims; bounding them here, where every shape is made, keeps those products exact.
+Status check_output_size(const Node& node, int i, const Shape& shape) {
+  int64_t n = 1;
+  for (const Dim& d : shape) {
+    if (!d.is_static()) continue;
+    if (d.value < 0) return invalid_model("{}: output {} would have a negative dim: {}", node.describe(), i,
+                                          shape_to_string(shape));
+    std::optional<int64_t> m = checked_mul(n, d.value);
+    if (!m || *m > kMaxTensorElements)
+      return invalid_model("{}: output {} would have shape {}: more than 2^40 elements", node.describe(), i,
+                           shape_to_string(shape));
+    n = *m;
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Expected<std::vector<TensorType>> infer_types(const Node& node) {
   const OpDef* def = OpRegistry::instance().find(node.op());
   if (!def) return unsupported("{}: unknown op '{}'", node.describe(), node.op());
@@ -97,6 +119,7 @@ Expected<std::vector<TensorType>> infer_types(const Node& node) {
     if (!ctx.output_types()[i])
       return internal_error("{}: shape inference did not set output {}", node.describe(), i);
     out.push_back(*ctx.output_types()[i]);
+    AOTC_RETURN_IF_ERROR(check_output_size(node, i, out.back().shape));
     // Padding is a content fact mask-padding sets; an op that copies an operand's type would
     // otherwise carry the operand's facts onto a result they do not describe.
     out.back().padding.clear();

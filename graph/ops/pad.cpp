@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "graph/checked_arithmetic.h"
 #include "graph/ops/all_ops.h"
 #include "graph/ops/op_helpers.h"
 #include "graph/ops/pad_ops.h"
@@ -92,6 +93,10 @@ Status infer_pad(InferContext& ctx) {
     const Dim& d = data.shape[a];
     if (!d.is_static())
       return ctx.unsupported_error("padding symbolic dim {} of {}", a, data.to_string());
+    // Amounts past the largest tensor could only overflow the sums below.
+    for (int64_t amount : {p.begin[a], p.end[a]})
+      if (amount < -kMaxTensorElements || amount > kMaxTensorElements)
+        return ctx.error("pad {} on axis {} is out of range (|pad| > 2^40)", amount, a);
     // Cropping more than the extent, or a negative result, has no meaning.
     int64_t crop = std::max<int64_t>(0, -p.begin[a]) + std::max<int64_t>(0, -p.end[a]);
     if (crop > d.value || d.value + p.begin[a] + p.end[a] < 0)

@@ -15,6 +15,7 @@
 
 #include <fmt/ranges.h>
 
+#include "graph/checked_arithmetic.h"
 #include "graph/ops/all_ops.h"
 #include "graph/ops/op_helpers.h"
 #include "graph/ops/shape_ops.h"
@@ -74,7 +75,9 @@ Expected<Shape> reshape_output_shape(const InferContext& ctx, const Shape& in,
   for (size_t i = 0; i < out.size(); ++i) {
     if (static_cast<int>(i) == infer_axis) continue;
     if (out[i].is_static()) {
-      out_static *= out[i].value;
+      std::optional<int64_t> m = checked_mul(out_static, out[i].value);
+      if (!m) return ctx.error("shape {} has more than 2^63 elements", ints_to_string(req));
+      out_static = *m;
       continue;
     }
     auto it = std::find(in_rest.begin(), in_rest.end(), out[i]);
@@ -84,6 +87,7 @@ Expected<Shape> reshape_output_shape(const InferContext& ctx, const Shape& in,
   int64_t in_static = 1;
   std::vector<Dim> in_symbols;
   for (const Dim& d : in_rest) {
+    // Input dims were bounded when their producer's shape was inferred.
     if (d.is_static()) in_static *= d.value;
     else in_symbols.push_back(d);
   }

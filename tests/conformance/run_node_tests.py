@@ -216,6 +216,9 @@ def main():
     ap.add_argument("--tests", default="",
                     help="file naming the tests to run, one per line, '#' comments (e.g. tier1_tests.txt)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--sanitize", action="store_true",
+                    help="build the packages with AddressSanitizer and UndefinedBehaviorSanitizer "
+                         "(any report fails the test: docs/robustness.md)")
     ap.add_argument("--report", default="", help="write a Markdown report here (docs/conformance.md)")
     ap.add_argument("--json", default="", help="write per-test results as JSON here")
     add_stage_arguments(ap, "the packages, the test inputs and expected outputs")
@@ -322,8 +325,12 @@ def build_run_and_report(args, work, t0, results, ops, compiled, expected_output
         names = sorted(compiled)
         write_superproject(work, names)
         build = work / "build"
+        flags = []
+        if args.sanitize:
+            san = "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+            flags = [f"-DCMAKE_C_FLAGS={san}", f"-DCMAKE_CXX_FLAGS={san}", f"-DCMAKE_EXE_LINKER_FLAGS={san}"]
         cfg = subprocess.run(["cmake", "-S", str(work), "-B", str(build), "-G", "Ninja",
-                              "-DCMAKE_BUILD_TYPE=Release"], capture_output=True, text=True)
+                              "-DCMAKE_BUILD_TYPE=Release"] + flags, capture_output=True, text=True)
         if cfg.returncode != 0:
             print(cfg.stdout[-3000:], cfg.stderr[-3000:])
             for n in names:

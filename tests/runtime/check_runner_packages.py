@@ -6,7 +6,8 @@ weights), each with its own copy of runtime_stub/ like aotc writes it: package a
 weights, package b zstd-compressed ones (it sets AOTC_RUNTIME_WITH_ZSTD before the include,
 after a already defined the shared targets without zstd). Then runs both runners on inputs
 written with onnx.numpy_helper, from another folder so that the default weights file is found
-next to the executable, and compares the output_0.pb files with numpy.
+next to the executable, and compares the output_0.pb files with numpy; /dev/zero as an input
+must be refused by its size.
 
 Usage: python3 tests/runtime/check_runner_packages.py      (needs cmake, ninja, zstd on PATH)
 """
@@ -106,6 +107,13 @@ def main():
                 f"; largest {'%.6g' % y.max()} at flat index {int(y.argmax())}")
         if printed != want:
             print(f"package {name}: --print printed {printed!r}, expected {want!r}")
+            ok = False
+        # An input file without end (/dev/zero) is refused at the size a TensorProto of the
+        # input's shape can take, not read until memory runs out (the limit: 4 GiB of address space).
+        endless = subprocess.run(["bash", "-c", 'ulimit -v 4194304; exec "$0" --input /dev/zero --output-dir out',
+                                  exe], cwd=elsewhere, capture_output=True, text=True, timeout=60)
+        if endless.returncode != 1 or "is larger than" not in endless.stderr:
+            print(f"package {name}: --input /dev/zero: exit {endless.returncode}, {endless.stderr.strip()!r}")
             ok = False
         status = "ok" if ok else "FAILED"
         print(f"package {name}: {status}: {run.stdout.strip()} {run.stderr.strip()}")

@@ -84,7 +84,9 @@ TEST_F(StaticValuesTest, BuildAndTakeApartASequenceOfRunTimeTensors) {
   node("SequenceConstruct", {"a", "b"}, {"s"});
   node("SequenceInsert", {"s", "a", "zero"}, {"s2"});  // a, a, b
   node("SequenceAt", {"s2", "zero"}, {"first"});
-  int_attr(node("ConcatFromSequence", {"s2"}, {"stacked"}), "new_axis", 1);
+  onnx::NodeProto* stack = node("ConcatFromSequence", {"s2"}, {"stacked"});
+  int_attr(stack, "axis", 0);  // required by the schema
+  int_attr(stack, "new_axis", 1);
   node("SequenceLength", {"s2"}, {"n"});
   output("first");
   output("stacked");

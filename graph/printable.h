@@ -1,0 +1,13 @@
+#pragma once
+/// Text from a model (names, strings) made safe to print on a terminal or in a one-line message.
+#include <string>
+#include <string_view>
+
+namespace aotc {
+
+/// `text` with every byte that could break a line or drive a terminal escaped as \xNN: control
+/// characters (newlines, ESC), DEL, the C1 controls and bytes that are not valid UTF-8. Valid
+/// UTF-8 text (names in any script) is kept as it is.
+std::string printable(std::string_view text);
+
+}  // namespace aotc
