@@ -217,6 +217,9 @@ def main():
                     help="file naming the tests to run, one per line, '#' comments (e.g. tier1_tests.txt)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--report", default="", help="write a Markdown report here (docs/conformance.md)")
+    ap.add_argument("--cmake-define", action="append", default=[], metavar="NAME=VALUE",
+                    help="a -D option for the packages' CMake configure (repeatable), e.g. "
+                         "AOTC_MLU_NUMERICS=ieee")
     ap.add_argument("--json", default="", help="write per-test results as JSON here")
     add_stage_arguments(ap, "the packages, the test inputs and expected outputs")
     args = ap.parse_args()
@@ -323,7 +326,8 @@ def build_run_and_report(args, work, t0, results, ops, compiled, expected_output
         write_superproject(work, names)
         build = work / "build"
         cfg = subprocess.run(["cmake", "-S", str(work), "-B", str(build), "-G", "Ninja",
-                              "-DCMAKE_BUILD_TYPE=Release"], capture_output=True, text=True)
+                              "-DCMAKE_BUILD_TYPE=Release"] + [f"-D{d}" for d in args.cmake_define],
+                             capture_output=True, text=True)
         if cfg.returncode != 0:
             print(cfg.stdout[-3000:], cfg.stderr[-3000:])
             for n in names:
