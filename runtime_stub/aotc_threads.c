@@ -1,13 +1,19 @@
 /* The thread pool of multi-threaded packages (aotc_threads.h). Between kernels, workers spin a
  * while on the generation counter and then sleep on a condition variable; a run wakes them
- * all, runs part 0 itself and waits for the rest the same way. The spins save the sleep-wake
- * round trip between kernels that follow each other closely, as onnxruntime's pool does, and are
- * bounded in time rather than in polls: on a virtual machine a sleeping vCPU may take hundreds
- * of microseconds to be woken (the host runs something else on its core meanwhile), and one late
- * wake-up made the other thread's short spin run out, so that both then slept and woke each
- * other at every kernel (ResNet-50 on 2 threads 53 instead of 41 ms for minutes at a time, 33
- * context switches per run instead of 3; docs/performance.md has the comparison). The counters
- * are written under the mutex and read with atomic loads while spinning. */
+ * all, and the caller and whichever workers are running claim the run's parts one at a time
+ * (a compare-and-swap on `claims`, which carries the run's generation so that a worker waking
+ * late can never claim a part of a later run with an earlier run's function). Parts used to be
+ * bound to threads (part p on worker p): on a loaded machine a descheduled worker then held
+ * every kernel up for a time slice while the caller spun (a small CNN on 2 threads over 7x
+ * slower than on 1 under a competing load; docs/performance.md). Now the caller runs a part the
+ * worker has not claimed yet, so 2 threads are never much slower than 1, and the caller waits
+ * only for parts that a worker is actually running.
+ *
+ * The spins save the sleep-wake round trip between kernels that follow each other closely, as
+ * onnxruntime's pool does, and are bounded in time rather than in polls: on a virtual machine a
+ * sleeping vCPU may take hundreds of microseconds to be woken (ResNet-50 on 2 threads 53 instead
+ * of 41 ms with short spins, 33 context switches per run instead of 3). The counters are written
+ * under the mutex or by atomic read-modify-writes and read with atomic loads while spinning. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under strict C99 */
 #endif
@@ -24,9 +30,9 @@
 #define AOTC_CPU_RELAX() ((void)0)
 #endif
 
-/* How long a worker spins for the next run, and the caller for the workers to finish, before
- * sleeping: long enough to bridge a kernel's serial work and a late worker, short enough that
- * idle workers between inferences soon stop using their cores. */
+/* How long a worker spins for the next run, and the caller for the parts that workers are
+ * running, before sleeping: long enough to bridge a kernel's serial work, short enough that idle
+ * workers between inferences soon stop using their cores. */
 #define AOTC_SPIN_FOR_WORK_NS 1000000L
 #define AOTC_SPIN_FOR_DONE_NS 5000000L
 /* Polls between two readings of the clock. */
@@ -56,25 +62,59 @@ static void spin_for_work(aotc_thread_pool* pool, unsigned long seen) {
   }
 }
 
-/* Spins until no worker is pending, or the time runs out. */
+/* Spins until every part of the run is finished, or the time runs out. */
 static void spin_for_done(aotc_thread_pool* pool) {
   const long long until = now_ns() + AOTC_SPIN_FOR_DONE_NS;
   int i;
   for (;;) {
     for (i = 0; i < AOTC_POLLS_PER_CLOCK; ++i) {
-      if (__atomic_load_n(&pool->pending, __ATOMIC_ACQUIRE) == 0) return;
+      if (__atomic_load_n(&pool->unfinished, __ATOMIC_ACQUIRE) == 0) return;
       AOTC_CPU_RELAX();
     }
     if (now_ns() >= until) return;
   }
 }
 
+#define AOTC_CLAIM_BITS 8 /* parts per run < 256 (AOTC_MAX_THREADS is 64) */
+
+static unsigned long long claims_of_run(unsigned long generation) {
+  return (unsigned long long)generation << AOTC_CLAIM_BITS;
+}
+
+/* The next unclaimed part of run `generation`, or -1 when all are claimed or a later run has
+ * begun. */
+static int claim_part(aotc_thread_pool* pool, unsigned long generation) {
+  const unsigned long long run = claims_of_run(generation);
+  unsigned long long seen = __atomic_load_n(&pool->claims, __ATOMIC_ACQUIRE);
+  for (;;) {
+    const int next = (int)(seen & ((1ULL << AOTC_CLAIM_BITS) - 1));
+    if ((seen & ~((1ULL << AOTC_CLAIM_BITS) - 1)) != run || next >= pool->threads) return -1;
+    if (__atomic_compare_exchange_n(&pool->claims, &seen, seen + 1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+      return next;
+  }
+}
+
+/* Runs parts of run `generation` until none is left to claim; whoever finishes its last part
+ * wakes the caller if it sleeps. */
+static void run_claimed_parts(aotc_thread_pool* pool, unsigned long generation, aotc_task_fn fn,
+                              void* arg) {
+  int part;
+  while ((part = claim_part(pool, generation)) >= 0) {
+    fn(arg, part);
+    if (__atomic_sub_fetch(&pool->unfinished, 1, __ATOMIC_ACQ_REL) == 0) {
+      pthread_mutex_lock(&pool->mutex);
+      pthread_cond_broadcast(&pool->work_done);
+      pthread_mutex_unlock(&pool->mutex);
+    }
+  }
+}
+
 static void* worker_main(void* p) {
   aotc_thread_pool* pool = (aotc_thread_pool*)p;
   unsigned long seen;
-  int part;
   pthread_mutex_lock(&pool->mutex);
-  part = ++pool->started; /* parts 1 .. threads - 1; the caller runs part 0 */
+  ++pool->started;
   seen = pool->generation;
   pthread_cond_broadcast(&pool->work_done);
   for (;;) {
@@ -88,14 +128,12 @@ static void* worker_main(void* p) {
     if (pool->stopping) break;
     seen = pool->generation;
     {
-      aotc_task_fn fn = pool->fn;
+      aotc_task_fn fn = pool->fn; /* this run's: fn, arg and claims change together under the mutex */
       void* arg = pool->arg;
       pthread_mutex_unlock(&pool->mutex);
-      fn(arg, part);
+      run_claimed_parts(pool, seen, fn, arg);
       pthread_mutex_lock(&pool->mutex);
     }
-    if (__atomic_sub_fetch(&pool->pending, 1, __ATOMIC_RELEASE) == 0)
-      pthread_cond_broadcast(&pool->work_done);
   }
   pthread_mutex_unlock(&pool->mutex);
   return NULL;
@@ -124,22 +162,25 @@ aotc_status aotc_pool_start(aotc_thread_pool* pool, int threads) {
 }
 
 void aotc_pool_run(aotc_thread_pool* pool, aotc_task_fn fn, void* arg) {
+  unsigned long generation;
   if (pool->threads <= 1) {
     fn(arg, 0);
     return;
   }
   pthread_mutex_lock(&pool->mutex);
-  while (pool->pending != 0) pthread_cond_wait(&pool->work_done, &pool->mutex); /* serialise */
+  while (pool->unfinished != 0) pthread_cond_wait(&pool->work_done, &pool->mutex); /* serialise */
+  generation = pool->generation + 1;
   pool->fn = fn;
   pool->arg = arg;
-  __atomic_store_n(&pool->pending, pool->threads - 1, __ATOMIC_RELAXED);
-  __atomic_store_n(&pool->generation, pool->generation + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&pool->unfinished, pool->threads, __ATOMIC_RELAXED);
+  __atomic_store_n(&pool->claims, claims_of_run(generation), __ATOMIC_RELEASE);
+  __atomic_store_n(&pool->generation, generation, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&pool->work_ready);
   pthread_mutex_unlock(&pool->mutex);
-  fn(arg, 0);
+  run_claimed_parts(pool, generation, fn, arg);
   spin_for_done(pool);
   pthread_mutex_lock(&pool->mutex);
-  while (pool->pending != 0) pthread_cond_wait(&pool->work_done, &pool->mutex);
+  while (pool->unfinished != 0) pthread_cond_wait(&pool->work_done, &pool->mutex);
   pthread_mutex_unlock(&pool->mutex);
 }
 

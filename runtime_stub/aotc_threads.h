@@ -3,8 +3,11 @@
  * A fixed set of N - 1 worker threads, started by <name>_init and stopped by <name>_release,
  * lives in the model's context (caller memory: nothing here allocates). A kernel splits its work
  * statically into N parts (the SEGMENTED distribution of DESIGN.md section 5): aotc_pool_run
- * calls fn(arg, part) for every part, part 0 on the calling thread and part p on worker p, and
- * returns when all are done. Packages compiled for one thread neither include nor link this. */
+ * calls fn(arg, part) for every part and returns when all are done. Parts are not bound to
+ * threads: the caller and the workers claim them one at a time, so a worker the OS has not
+ * scheduled yet (a busy machine) leaves its part to the caller instead of making it wait. A part
+ * number is therefore a slice of the work, never a thread identity. Packages compiled for one
+ * thread neither include nor link this. */
 #ifndef AOTC_THREADS_H
 #define AOTC_THREADS_H
 
@@ -25,9 +28,10 @@ typedef struct aotc_thread_pool {
   pthread_t workers[AOTC_MAX_THREADS - 1];
   pthread_mutex_t mutex;
   pthread_cond_t work_ready; /* generation advanced, or stopping */
-  pthread_cond_t work_done;  /* pending reached 0 */
+  pthread_cond_t work_done;  /* unfinished reached 0, or a worker started */
   unsigned long generation;  /* incremented per aotc_pool_run */
-  int pending;               /* workers still running the current task */
+  unsigned long long claims; /* (generation << 8) | parts of that run claimed so far */
+  int unfinished;            /* parts of the current run not finished yet */
   int started;               /* workers that have taken their part number */
   int stopping;
   aotc_task_fn fn;

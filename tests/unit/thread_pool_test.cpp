@@ -4,8 +4,13 @@
 // to sleep. (Which thread runs which part depends on scheduling and is not asserted.)
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <thread>
 #include <vector>
 
@@ -70,6 +75,53 @@ TEST(ThreadPool, RunsAfterTheWorkersSleepAndRestart) {
     }
     aotc_pool_stop(&pool);
   }
+}
+
+// A worker that the OS does not run (on a busy machine, descheduled for a time slice or more)
+// is modelled by a signal handler that parks it until released. The run must not wait for it:
+// the caller claims the part the worker has not. (With parts bound to threads this run never
+// returned; the test gives up after 20 s and releases the worker.)
+sem_t parked_release;
+std::atomic<bool> parked{false};
+
+void park_this_thread(int) {
+  parked.store(true);
+  while (sem_wait(&parked_release) != 0) {
+  }
+  parked.store(false);
+}
+
+TEST(ThreadPool, ARunDoesNotWaitForAWorkerThatIsNotRunning) {
+  ASSERT_EQ(sem_init(&parked_release, 0, 0), 0);
+  struct sigaction action = {};
+  action.sa_handler = park_this_thread;
+  struct sigaction previous = {};
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
+
+  aotc_thread_pool pool;
+  ASSERT_EQ(aotc_pool_start(&pool, 2), AOTC_OK);
+  ASSERT_EQ(pthread_kill(pool.workers[0], SIGUSR1), 0);
+  while (!parked.load()) std::this_thread::yield();
+
+  std::vector<int> parts(2, 0);
+  std::thread::id ran_on[2];
+  auto run = std::async(std::launch::async, [&] {
+    for (int round = 0; round < 3; ++round)
+      aotc_parallel(&pool, [&](int part) {
+        parts[part] += 1;
+        ran_on[part] = std::this_thread::get_id();
+      });
+  });
+  const bool returned = run.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  sem_post(&parked_release);  // release the worker either way, so that the pool can stop
+  run.wait();
+  EXPECT_TRUE(returned) << "the runs waited for a worker that was not running";
+  EXPECT_EQ(parts[0], 3);
+  EXPECT_EQ(parts[1], 3);
+  EXPECT_EQ(ran_on[0], ran_on[1]) << "both parts should have run on the caller";
+  aotc_pool_stop(&pool);
+  sigaction(SIGUSR1, &previous, nullptr);
+  sem_destroy(&parked_release);
 }
 
 TEST(ThreadPool, RefusesBadCounts) {
