@@ -98,7 +98,7 @@ def main():
     print("| after layer | ieee | mlu370 |")
     print("|---|---|---|")
     for k, n in enumerate(names):
-        print(f"| {n[1:] if n.startswith('h') else n} (1-based: {int(n[1:]) + 1}) | {errors['ieee'][k]:.2e} | {errors['mlu370'][k]:.2e} |")
+        print(f"| {int(n[1:]) + 1} | {errors['ieee'][k]:.2e} | {errors['mlu370'][k]:.2e} |")
     return 0
 
 
