@@ -111,7 +111,7 @@ python3 tests/conformance/run_node_tests.py --aotc build/aotc --target ascend-91
 # unit tests, build/aotc_bang_emulation_tests): the package's error paths and numeric model, models/
 # MLP and BERT and the node-test sample under IEEE numerics (-DAOTC_MLU_NUMERICS=ieee; the MLU370
 # model's error is measured in docs/bang.md). About 3 minutes.
-echo "== Cambricon MLU370 (mlu370) on the BANG C emulation: package error paths, numerics, models/ MLP and BERT, a sample of the node tests"
+section "Cambricon MLU370 (mlu370) on the BANG C emulation: package error paths, numerics, models/ MLP and BERT, a sample of the node tests"
 python3 tests/bang/check_mlu_package.py --aotc build/aotc --work build/mlu_package_checks || status=1
 python3 tests/models/run_models.py --aotc build/aotc --target mlu370 --models mlp,bert \
   --cmake-define AOTC_MLU_NUMERICS=ieee --work build/models_mlu || status=1
