@@ -7,6 +7,15 @@
 
 namespace aotc::codegen {
 
+// Kernel families added after the list in cpp_kernel.h (declared here so that adding one does
+// not recompile every kernel family).
+void register_grid_cpp_kernels(CppKernelRegistry& r);
+void register_signal_cpp_kernels(CppKernelRegistry& r);
+void register_reinterpret_cpp_kernels(CppKernelRegistry& r);
+void register_placement_cpp_kernels(CppKernelRegistry& r);
+void register_linalg_cpp_kernels(CppKernelRegistry& r);
+void register_stateful_cpp_kernels(CppKernelRegistry& r);
+
 const CppKernelRegistry& CppKernelRegistry::instance() {
   static const CppKernelRegistry registry = [] {
     CppKernelRegistry r;
@@ -31,6 +40,12 @@ const CppKernelRegistry& CppKernelRegistry::instance() {
     register_attention_cpp_kernels(r);
     register_einsum_cpp_kernels(r);
     register_recurrent_cpp_kernels(r);
+    register_grid_cpp_kernels(r);
+    register_signal_cpp_kernels(r);
+    register_reinterpret_cpp_kernels(r);
+    register_placement_cpp_kernels(r);
+    register_linalg_cpp_kernels(r);
+    register_stateful_cpp_kernels(r);
     register_fused_cpp_kernels(r);
     return r;
   }();

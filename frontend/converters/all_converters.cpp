@@ -2,6 +2,12 @@
 
 namespace aotc::frontend {
 
+// Families added after the list in all_converters.h (declared here so that adding one does not
+// recompile every converter family).
+void register_grid_converters(ConverterRegistry& r);
+void register_signal_converters(ConverterRegistry& r);
+void register_selection_converters(ConverterRegistry& r);
+
 void register_all_converters(ConverterRegistry& r) {
   register_elementwise_converters(r);
   register_matmul_converters(r);
@@ -25,6 +31,9 @@ void register_all_converters(ConverterRegistry& r) {
   register_einsum_converters(r);
   register_recurrent_converters(r);
   register_integer_converters(r);
+  register_grid_converters(r);
+  register_signal_converters(r);
+  register_selection_converters(r);
 }
 
 }  // namespace aotc::frontend

@@ -2,6 +2,16 @@
 
 namespace aotc {
 
+// Families added after the list in all_ops.h (declared here so that adding one does not
+// recompile every op family).
+void register_grid_ops(OpRegistry& r);    // grid.cpp
+void register_signal_ops(OpRegistry& r);  // signal.cpp
+void register_reinterpret_ops(OpRegistry& r);  // reinterpret.cpp
+void register_selection_ops(OpRegistry& r);    // selection.cpp
+void register_placement_ops(OpRegistry& r);    // placement.cpp
+void register_linalg_ops(OpRegistry& r);       // linalg.cpp
+void register_stateful_ops(OpRegistry& r);     // stateful.cpp
+
 void register_all_ops(OpRegistry& r) {
   register_elementwise_ops(r);
   register_elementwise_compare_ops(r);
@@ -28,6 +38,13 @@ void register_all_ops(OpRegistry& r) {
   register_einsum_ops(r);
   register_recurrent_ops(r);
   register_control_flow_ops(r);
+  register_grid_ops(r);
+  register_signal_ops(r);
+  register_reinterpret_ops(r);
+  register_selection_ops(r);
+  register_placement_ops(r);
+  register_linalg_ops(r);
+  register_stateful_ops(r);
   register_fused_ops(r);
 }
 
