@@ -116,6 +116,18 @@ python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --mode
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target ascend-910b \
   --tests tests/ascendc/node_tests_sample.txt --work build/conformance_ascend || status=1
 
+# Cambricon MLU370 (mlu370) on aotc's host emulation of BANG C and CNRT (its rule tests ran with the
+# unit tests, build/aotc_bang_emulation_tests): the package's error paths and numeric model, models/
+# MLP and BERT and the node-test sample under IEEE numerics (-DAOTC_MLU_NUMERICS=ieee; the MLU370
+# model's error is measured in docs/bang.md). About 3 minutes.
+section "Cambricon MLU370 (mlu370) on the BANG C emulation: package error paths, numerics, models/ MLP and BERT, a sample of the node tests"
+python3 tests/bang/check_mlu_package.py --aotc build/aotc --work build/mlu_package_checks || status=1
+python3 tests/models/run_models.py --aotc build/aotc --target mlu370 --models mlp,bert \
+  --cmake-define AOTC_MLU_NUMERICS=ieee --work build/models_mlu || status=1
+python3 tests/conformance/run_node_tests.py --aotc build/aotc --target mlu370 \
+  --tests tests/ascendc/node_tests_sample.txt --cmake-define AOTC_MLU_NUMERICS=ieee \
+  --work build/conformance_mlu || status=1
+
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
 section "CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then

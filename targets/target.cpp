@@ -13,6 +13,7 @@
   X(cuda_sm80)                  \
   X(cuda_sm90)                  \
   X(ascend_910b)                \
+  X(mlu370)                     \
   X(host)                       \
   /* end of the target list */
 

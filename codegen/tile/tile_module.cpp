@@ -125,6 +125,7 @@ class TileModuleBuilder {
       tk.cores = p.cores;
       tk.buffers = p.buffers;
       for (int s = 0; s < kNumOnChipSpaces; ++s) tk.bytes[s] = p.bytes_in(static_cast<OnChipSpace>(s));
+      for (const GmArg& a : p.args) tk.arg_dtypes.push_back(a.dtype);
       tk.plan = print_tile_plan(p);
       m_.kernels.push_back(std::move(tk));
     }

@@ -23,6 +23,8 @@ struct TileKernel {
   std::vector<TileBuffer> buffers;
   /// Bytes of each on-chip memory it uses per core, indexed by OnChipSpace.
   int64_t bytes[kNumOnChipSpaces] = {};
+  /// The dtypes of its GM operands, in parameter order (for typed host declarations).
+  std::vector<DType> arg_dtypes;
   /// The readable plan (print_tile_plan) of its first use.
   std::string plan;
 };

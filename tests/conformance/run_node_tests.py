@@ -220,6 +220,9 @@ def main():
                     help="build the packages with AddressSanitizer and UndefinedBehaviorSanitizer "
                          "(any report fails the test: docs/robustness.md)")
     ap.add_argument("--report", default="", help="write a Markdown report here (docs/conformance.md)")
+    ap.add_argument("--cmake-define", action="append", default=[], metavar="NAME=VALUE",
+                    help="a -D option for the packages' CMake configure (repeatable), e.g. "
+                         "AOTC_MLU_NUMERICS=ieee")
     ap.add_argument("--json", default="", help="write per-test results as JSON here")
     add_stage_arguments(ap, "the packages, the test inputs and expected outputs")
     args = ap.parse_args()
@@ -330,7 +333,8 @@ def build_run_and_report(args, work, t0, results, ops, compiled, expected_output
             san = "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
             flags = [f"-DCMAKE_C_FLAGS={san}", f"-DCMAKE_CXX_FLAGS={san}", f"-DCMAKE_EXE_LINKER_FLAGS={san}"]
         cfg = subprocess.run(["cmake", "-S", str(work), "-B", str(build), "-G", "Ninja",
-                              "-DCMAKE_BUILD_TYPE=Release"] + flags, capture_output=True, text=True)
+                              "-DCMAKE_BUILD_TYPE=Release"] + flags + [f"-D{d}" for d in args.cmake_define],
+                             capture_output=True, text=True)
         if cfg.returncode != 0:
             print(cfg.stdout[-3000:], cfg.stderr[-3000:])
             for n in names:

@@ -142,6 +142,9 @@ def main():
     ap.add_argument("--size", choices=("test", "full"), default="test")
     ap.add_argument("--threads", type=int, default=1, help="aotc compile --threads N")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--cmake-define", action="append", default=[], metavar="NAME=VALUE",
+                    help="a -D option for the packages' CMake configure (repeatable), e.g. "
+                         "AOTC_MLU_NUMERICS=ieee")
     args = ap.parse_args()
     import onnxruntime as ort
 
@@ -189,7 +192,8 @@ def main():
             "cmake_minimum_required(VERSION 3.16)\nproject(aotc_models C CXX)\n" +
             "".join(f"add_subdirectory(pkgs/{n} {n})\n" for n in compiled))
         subprocess.run(["cmake", "-S", str(work), "-B", str(work / "build"), "-G", "Ninja",
-                        "-DCMAKE_BUILD_TYPE=Release"], check=True, capture_output=True)
+                        "-DCMAKE_BUILD_TYPE=Release"] + [f"-D{d}" for d in args.cmake_define],
+                       check=True, capture_output=True)
         b = subprocess.run(["ninja", "-C", str(work / "build"), "-k", "0", f"-j{args.jobs}"],
                            capture_output=True, text=True)
         (work / "build.log").write_text(b.stdout + b.stderr)
