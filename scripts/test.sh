@@ -103,6 +103,10 @@ python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --mode
   --work build/models_ascend || status=1
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target ascend-910b \
   --tests tests/ascendc/node_tests_sample.txt --work build/conformance_ascend || status=1
+# One CNN on the cube (Conv as im2col + Mmad, pools, Concat): SqueezeNet, about 1 minute on 2
+# loaded cores (compile 1 s, package build 54 s, run 2 s).
+python3 tests/models/run_light_models.py --aotc build/aotc --target ascend-910b --models squeezenet \
+  --work build/light_models_ascend || status=1
 
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
 echo "== CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"
