@@ -12,28 +12,31 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
 
 status=0
-echo "== unit and golden tests"
+# Each suite's heading carries the time since the script started (set-up and build included), so a
+# run's log shows what each suite costs against CI's limit.
+section() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+section "unit and golden tests"
 (cd build && ctest --output-on-failure -j"$(nproc)") || status=1
 
-echo "== runtime stub: TensorProto reader on every ONNX test file (ASan/UBSan), packages built via runtime.cmake"
+section "runtime stub: TensorProto reader on every ONNX test file (ASan/UBSan), packages built via runtime.cmake"
 python3 tests/runtime/check_node_tests.py || status=1
 python3 tests/runtime/check_runner_packages.py || status=1
 
-echo "== ONNX node conformance (x86-64)"
+section "ONNX node conformance (x86-64)"
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64 \
   --work build/conformance --report docs/conformance.md || status=1
 
-echo "== light models against onnxruntime (x86-64)"
+section "light models against onnxruntime (x86-64)"
 python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
   --work build/light_models || status=1
 
-echo "== models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
+section "models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
 python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || status=1
 
 # Shape buckets (docs/buckets.md): one package per model with --buckets seq=16,...,512, every
 # length 1..512 against onnxruntime at that length on the host target (x86-64-avx512 where the CPU
 # has it, else AVX2), a sample of lengths (bucket boundaries) on x86-64 and on OpenCL (PoCL).
-echo "== shape buckets: BERT and Llama prefill, every length 1..512 (host), a sample on x86-64 and OpenCL"
+section "shape buckets: BERT and Llama prefill, every length 1..512 (host), a sample on x86-64 and OpenCL"
 python3 tests/models/check_buckets.py --aotc build/aotc --target host --work build/buckets || status=1
 python3 tests/models/check_buckets.py --aotc build/aotc --target x86-64 --lengths sample \
   --work build/buckets_x86 || status=1
@@ -57,23 +60,23 @@ simd_suites() {
     --work "build/simd_kernels_$2" || status=1
 }
 
-echo "== SIMD target (x86-64-avx2): node tests of the ops with SIMD kernels, light models, models/ on 2 threads, SIMD kernel edge cases"
+section "SIMD target (x86-64-avx2): node tests of the ops with SIMD kernels, light models, models/ on 2 threads, SIMD kernel edge cases"
 simd_suites x86-64-avx2 avx2
 
 # The same suites on AVX-512, where the CPU has it (the host target then resolves to
 # x86-64-avx512); on a CPU without it they cannot run, and the step says it was skipped.
 if build/aotc targets | grep -q "here x86-64-avx512"; then
-  echo "== SIMD target (x86-64-avx512): node tests of the ops with SIMD kernels, light models, models/ on 2 threads, SIMD kernel edge cases"
+  section "SIMD target (x86-64-avx512): node tests of the ops with SIMD kernels, light models, models/ on 2 threads, SIMD kernel edge cases"
   simd_suites x86-64-avx512 avx512
 else
-  echo "== SIMD target (x86-64-avx512): skipped, this CPU has no AVX-512 (aotc targets: host is not x86-64-avx512)"
+  section "SIMD target (x86-64-avx512): skipped, this CPU has no AVX-512 (aotc targets: host is not x86-64-avx512)"
 fi
 
 # `aotc tune` on this machine (host): a small model's four heaviest kernels tuned and compiled with
 # its records, and the SIMD kernel cases compiled with every kernel forced to its first and
 # second candidate, all against onnxruntime; the errors of --tuning (docs/tuning.md). Full
 # sweep of every candidate: --sweep 3.
-echo "== aotc tune (host): a short tuning, candidate sweeps over the SIMD kernel cases, --tuning errors"
+section "aotc tune (host): a short tuning, candidate sweeps over the SIMD kernel cases, --tuning errors"
 python3 tests/simd/check_tuning.py --aotc build/aotc --target host --work build/tuning_check || status=1
 
 # OpenCL on PoCL. The node tests are the 436 of the tier-1 ops (tests/conformance/tier1_tests.txt),
@@ -81,12 +84,12 @@ python3 tests/simd/check_tuning.py --aotc build/aotc --target host --work build/
 # test about a second, and the full suite runs on x86-64 above. They, the device kernel cases and
 # the 9 light models go through scripts/device_checks.sh in its two stages, as for a GPU on another
 # machine (docs/device-checks.md), so that path is tested here too.
-echo "== OpenCL on PoCL: node tests of the tier-1 ops, device kernels against the reference, light models (device_checks.sh prepare, then run)"
+section "OpenCL on PoCL: node tests of the tier-1 ops, device kernels against the reference, light models (device_checks.sh prepare, then run)"
 rm -rf build/device_checks_opencl
 scripts/device_checks.sh prepare opencl build/device_checks_opencl &&
   scripts/device_checks.sh run opencl build/device_checks_opencl || status=1
 
-echo "== OpenCL on PoCL: error paths, emulated tensor cores"
+section "OpenCL on PoCL: error paths, emulated tensor cores"
 python3 tests/opencl/check_device_errors.py --aotc build/aotc --work build/opencl_errors || status=1
 # The tensor-core GEMM of the CUDA targets, its fragments emulated in OpenCL C (no GPU here).
 python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/aotc_matrix_emulation \
@@ -97,7 +100,7 @@ python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/
 # paths, models/ MLP, BERT and Llama, and a sample of the node tests, one or two per tile planner (every
 # package builds its kernels against the emulation, so the full tier-1 list is a separate run:
 # run_node_tests.py --target ascend-910b --tests tests/conformance/tier1_tests.txt).
-echo "== Ascend (ascend-910b) on the Ascend C emulation: package error paths, models/ MLP, BERT and Llama, a sample of the node tests"
+section "Ascend (ascend-910b) on the Ascend C emulation: package error paths, models/ MLP, BERT and Llama, a sample of the node tests"
 python3 tests/ascendc/check_ascend_package.py --aotc build/aotc --work build/ascend_package_checks || status=1
 python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --models mlp,bert,llama \
   --work build/models_ascend || status=1
@@ -109,7 +112,7 @@ python3 tests/models/run_light_models.py --aotc build/aotc --target ascend-910b 
   --work build/light_models_ascend || status=1
 
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
-echo "== CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"
+section "CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
@@ -125,5 +128,6 @@ else
   status=1
 fi
 
+section "done"
 [ $status -eq 0 ] && echo "test.sh: all suites passed" || echo "test.sh: FAILURES above"
 exit $status
