@@ -311,6 +311,7 @@ Expected<std::vector<PackageFile>> package_schedules(const std::vector<std::stri
   report.onnx_nodes = options.onnx_nodes;
   report.kernels = graph.num_nodes() - static_cast<int>(arena.views.size());
   report.kernel_functions = module.kernel_functions;
+  report.tile_kernels = module.tile_kernels;
   for (const Node* n : graph.nodes()) ++report.ops[n->op()];
   report.flops = graph_flops(graph);
   report.arena_bytes = std::max(arena.arena_bytes, schedule_arena);

@@ -88,6 +88,25 @@ std::string buckets_json(const CompileReport& r) {
                      symbols, r.staging_bytes, schedules);
 }
 
+std::string tile_kernels_json(const CompileReport& r) {
+  std::string list;
+  for (size_t i = 0; i < r.tile_kernels.size(); ++i) {
+    const ReportTileKernel& k = r.tile_kernels[i];
+    std::string mems;
+    for (const ReportOnChip& m : k.on_chip)
+      mems += fmt::format("{}{}: {{\"bytes\": {}, \"capacity\": {}}}", mems.empty() ? "" : ", ",
+                          json_string(m.memory), m.bytes, m.capacity);
+    list += fmt::format(
+        "    {{\"name\": {}, \"cores\": {}, \"launches\": {}, \"max_blocks\": {}, "
+        "\"on_chip\": {{{}}}, \"gm_bytes\": {}, \"cube_flops\": {}, \"roofline_us\": {:.3f}, "
+        "\"roofline_bound\": {}}}{}\n",
+        json_string(k.name), json_string(k.cores), k.launches, k.max_blocks, mems, k.gm_bytes,
+        k.cube_flops, k.roofline_us, json_string(k.roofline_bound),
+        i + 1 < r.tile_kernels.size() ? "," : "");
+  }
+  return "  \"tile_kernels\": [\n" + list + "  ],\n";
+}
+
 }  // namespace
 
 std::string report_to_json(const CompileReport& r) {
@@ -106,6 +125,7 @@ std::string report_to_json(const CompileReport& r) {
   out += fmt::format("  \"flops\": {},\n", r.flops);
   out += memory_json(r);
   if (!r.buckets.empty()) out += buckets_json(r);
+  if (!r.tile_kernels.empty()) out += tile_kernels_json(r);
   out += fmt::format("  \"weights_bytes\": {},\n", r.weights_bytes);
   out += fmt::format("  \"weights\": {{\"constants\": {}, \"storage\": {}}},\n", r.weights_constants,
                      json_string(r.weights_storage));

@@ -42,6 +42,29 @@ struct ReportBuffer {
   int64_t offset = 0;
 };
 
+/// One on-chip memory as an NPU kernel uses it: bytes per core against the usable capacity.
+struct ReportOnChip {
+  std::string memory;  ///< The chip's name for it (UB, L1, L0A, L0B, L0C).
+  int64_t bytes = 0;
+  int64_t capacity = 0;
+};
+
+/// One distinct kernel of an NPU package (tile kernels), over all its launches.
+struct ReportTileKernel {
+  std::string name;
+  std::string cores;  ///< "vector" or "cube".
+  int launches = 0;
+  int max_blocks = 0;  ///< The most cores one launch takes.
+  std::vector<ReportOnChip> on_chip;  ///< Every memory of its core kind, used or not.
+  int64_t gm_bytes = 0;    ///< Bytes of its GM operands (what a launch may touch), summed.
+  int64_t cube_flops = 0;  ///< The matrix unit's operations (2 x multiply-adds), summed.
+  /// Roofline lower bound of its time: cube_flops at the cube's peak rate for the operand dtype,
+  /// gm_bytes at the device memory's bandwidth; a term whose rate the target does not know is
+  /// left out (and named in roofline_bound).
+  double roofline_us = 0;
+  std::string roofline_bound;  ///< "cube", "memory", or "unknown (...)".
+};
+
 struct CompileReport {
   std::string generated_by;  ///< The banner line; first key, so aotc can recognise its packages.
   std::string name;          ///< Package name.
@@ -75,6 +98,8 @@ struct CompileReport {
   std::vector<std::string> bucket_symbols;
   std::vector<ReportBucket> buckets;
   int64_t staging_bytes = 0;
+  /// NPU targets: every kernel's on-chip bytes against capacity and its roofline estimate.
+  std::vector<ReportTileKernel> tile_kernels;
 };
 
 /// The report as pretty-printed JSON (two-space indent, trailing newline).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/package_writer.h"
+#include "codegen/report.h"
 #include "graph/graph.h"
 #include "graph/status.h"
 #include "passes/plan_memory.h"
@@ -167,6 +168,8 @@ struct EmittedModule {
   /// How many of ModuleSpec::buckets the module runs (0 without buckets): the driver refuses a
   /// bucketed package from an emitter that does not run them all.
   int bucket_schedules = 0;
+  /// NPU targets: every kernel's on-chip bytes and roofline estimate, for report.json.
+  std::vector<codegen::ReportTileKernel> tile_kernels;
 };
 
 class Target {

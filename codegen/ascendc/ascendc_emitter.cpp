@@ -151,6 +151,7 @@ Expected<EmittedModule> emit_ascendc_module(const ModuleSpec& spec, const Target
       "aotc_ascend_kernels({0} ${{CMAKE_CURRENT_SOURCE_DIR}}/{1})\n",
       name, kernel_file);
   m.kernel_functions = static_cast<int>(module.device.kernels.size());
+  m.tile_kernels = tile::report_tile_kernels(module, npu);
   m.bucket_schedules = static_cast<int>(spec.buckets.size());
   return m;
 }

@@ -2,7 +2,10 @@
 // nodes. An elementwise body is one elementwise tile kernel (elementwise_tiles.h) computing the
 // body's chain; an anchored body (MatMul + epilogue) is planned by the anchor's planner with the
 // body in its context.
+#include <map>
+#include <mutex>
 #include <set>
+#include <tuple>
 
 #include "codegen/device/device_expressions.h"
 #include "codegen/tile/elementwise_tiles.h"
@@ -118,6 +121,81 @@ Status plan_epilogue(TileContext& k, const GmArg& product, const std::string& wh
   p.operands.push_back(ViewOperand{product, 0, contiguous_strides(dims)});
   p.comments.push_back(fmt::format("the epilogue of {}: {} -> {}", body.anchor->op(),
                                    p.chain.describe(), out->type().to_string()));
+  return add_plan(k, p);
+}
+
+const Node* synthetic_elementwise_node(const std::string& op, DType t, int inputs) {
+  // Chain steps name graph nodes (their op, attributes and result dtype); a planner that adds a
+  // step of its own (Conv's bias) takes one from this graph, which lives as long as the process.
+  static std::mutex mu;
+  static Graph* graph = new Graph();
+  static std::map<std::tuple<std::string, DType, int>, const Node*> made;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = made.find({op, t, inputs});
+  if (it != made.end()) return it->second;
+  const std::string name = fmt::format("{}_{}_{}", op, dtype_name(t), made.size());
+  std::vector<Value*> in;
+  for (int i = 0; i < inputs; ++i)
+    in.push_back(graph->add_input(fmt::format("{}_{}", name, i), TensorType{t, {}}));
+  Node* n = graph->add_node(op, name, in, {name + "_y"});
+  n->output(0)->set_type(TensorType{t, {}});
+  made[{op, t, inputs}] = n;
+  return n;
+}
+
+Status plan_epilogue_with_bias(TileContext& k, const GmArg& product, const std::string& what,
+                               const Value* bias, int channel_axis) {
+  const Value* out = k.fused ? k.fused->output(0) : k.output(0);
+  const std::vector<int64_t> dims = static_dims(out->shape());
+  // The chain: the body's (or nothing), its anchor operand replaced by step 0, product + bias.
+  ElementChain chain;
+  std::vector<const Value*> inputs;
+  int anchor_operand = 0;
+  if (k.body) {
+    const FusedBody& body = *k.body;
+    anchor_operand = static_cast<int>(body.graph->inputs().size());
+    chain = ElementChain::of_body(body, anchor_operand);
+    for (int i = 0; i < k.fused->num_inputs(); ++i) {
+      const Value* param = body.graph->inputs()[static_cast<size_t>(i)];
+      bool read = false;
+      for (const Node* n : body.elementwise)
+        for (const Value* in : n->inputs()) read = read || in == param;
+      inputs.push_back(read ? k.fused->input(i) : nullptr);
+    }
+  } else {
+    chain = ElementChain::identity(product.dtype);
+  }
+  chain.operand_dtypes.resize(static_cast<size_t>(anchor_operand) + 1);
+  chain.operand_dtypes[static_cast<size_t>(anchor_operand)] = product.dtype;
+  if (bias) {
+    const int bias_operand = anchor_operand + 1;
+    chain.operand_dtypes.push_back(bias->dtype());
+    const DType step_dtype = product.dtype;
+    auto shift = [&](int ref) {
+      if (ref == anchor_operand) return ElementChain::step_ref(0);
+      if (ref < 0 && ref != ElementChain::kAbsent)
+        return ElementChain::step_ref(ElementChain::step_of(ref) + 1);
+      return ref;
+    };
+    for (ElementChain::Step& s : chain.steps)
+      for (int& in : s.inputs) in = shift(in);
+    chain.result = shift(chain.result);
+    chain.steps.insert(chain.steps.begin(),
+                       ElementChain::Step{synthetic_elementwise_node("Add", step_dtype),
+                                          {anchor_operand, bias_operand}});
+  }
+  chain.literals.assign(chain.operand_dtypes.size(), std::nullopt);
+  ElementwiseProblem p = broadcast_problem(k, what, std::move(chain), inputs, out);
+  while (static_cast<int>(p.operands.size()) < anchor_operand) p.operands.emplace_back();
+  p.operands.push_back(ViewOperand{product, 0, contiguous_strides(dims)});
+  if (bias) {
+    std::vector<int64_t> strides(dims.size(), 0);
+    strides[static_cast<size_t>(channel_axis)] = 1;
+    p.operands.push_back(ViewOperand{k.arg(bias, "bias", false), 0, strides});
+  }
+  p.comments.push_back(fmt::format("the epilogue of {}: {}{} -> {}", k.node.op(),
+                                   bias ? "bias, " : "", p.chain.describe(),
+                                   out->type().to_string()));
   return add_plan(k, p);
 }
 

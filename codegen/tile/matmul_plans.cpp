@@ -17,6 +17,7 @@
 // f32 product from the node's workspace (elementwise_plans.cpp, plan_epilogue).
 #include <algorithm>
 
+#include "codegen/tile/cube_plans.h"
 #include "codegen/tile/elementwise_tiles.h"
 #include "codegen/tile/tile_buffers.h"
 #include "codegen/tile/tile_loop.h"
@@ -59,15 +60,7 @@ Status plan_matmul(TileContext& k) {
   AOTC_ASSIGN_OR_RETURN(MatMulShape ms, matmul_shape(node));
   const DType t = node.input(0)->dtype();
   const NpuFacts& npu = k.npu;
-  std::optional<MatrixProduct> unit = npu.matrix_product(t);
-  if (!unit) {
-    std::string dtypes;
-    for (const MatrixProduct& p : npu.matrix_products)
-      dtypes += (dtypes.empty() ? "" : ", ") + std::string(dtype_name(p.operand));
-    return unsupported("the matrix unit multiplies {}, not {}", dtypes.empty() ? "nothing" : dtypes,
-                       dtype_name(t));
-  }
-  if (npu.cube_cores <= 0) return unsupported("the chip has no matrix-unit cores");
+  AOTC_RETURN_IF_ERROR(check_matrix_unit(npu, t));
   Geometry g;
   g.batch = static_dims(ms.batch);
   g.a_batch = static_dims(ms.a_batch);
@@ -81,8 +74,7 @@ Status plan_matmul(TileContext& k) {
   const Value* a = k.input(0);
   const Value* b = k.input(1);
   const Value* out = k.output(0);
-  const DType acc = unit->accumulator;
-  const DType out_dtype = node.output(0)->dtype();
+  const DType acc = npu.matrix_product(t)->accumulator;
 
   // B's transpose: stored so (constant weights), the same bytes (a vector), or computed.
   GmArg bt;
@@ -98,7 +90,51 @@ Status plan_matmul(TileContext& k) {
   } else {
     product = k.arg(out, "y", true);
   }
+  CubeProduct cp;
+  cp.batch = g.batch;
+  cp.a_batch = g.a_batch;
+  cp.b_batch = g.b_batch;
+  cp.m = g.m;
+  cp.n = g.n;
+  cp.k = g.k;
+  cp.operand = t;
+  cp.a = k.arg(a, "x0", false);
+  cp.bt = bt;
+  cp.c = product;
+  cp.comment = fmt::format("MatMul: A {} x B {} -> {}{}", a->type().to_string(),
+                           b->type().to_string(), dtype_name(product.dtype),
+                           k.body ? " (f32 product; the epilogue follows)" : "");
+  AOTC_ASSIGN_OR_RETURN(TilePlan plan, plan_cube_product(cp, npu));
+  k.add(std::move(plan));
+  if (k.body) {
+    product.writable = false;  // the epilogue reads it
+    AOTC_RETURN_IF_ERROR(plan_epilogue(k, product, "epilogue"));
+  }
+  return Status::ok();
+}
 
+}  // namespace
+
+Status check_matrix_unit(const NpuFacts& npu, DType t) {
+  std::optional<MatrixProduct> unit = npu.matrix_product(t);
+  if (!unit) {
+    std::string dtypes;
+    for (const MatrixProduct& p : npu.matrix_products)
+      dtypes += (dtypes.empty() ? "" : ", ") + std::string(dtype_name(p.operand));
+    return unsupported("the matrix unit multiplies {}, not {}", dtypes.empty() ? "nothing" : dtypes,
+                       dtype_name(t));
+  }
+  if (npu.cube_cores <= 0) return unsupported("the chip has no matrix-unit cores");
+  return Status::ok();
+}
+
+Expected<TilePlan> plan_cube_product(const CubeProduct& g, const NpuFacts& npu) {
+  AOTC_RETURN_IF_ERROR(check_matrix_unit(npu, g.operand));
+  const std::optional<MatrixProduct> unit = npu.matrix_product(g.operand);
+  const DType t = g.operand;
+  const DType acc = unit->accumulator;
+  const int64_t batches = product(g.batch);
+  const GmArg& product = g.c;
   const int64_t m0 = unit->m0, n0 = unit->n0, k0 = unit->k0;
   const int cores = npu.cube_cores;
   Blocks bl;
@@ -128,17 +164,17 @@ Status plan_matmul(TileContext& k) {
     plan.cores = CoreKind::kCube;
     plan.tiles = tiles;
     plan.tile_elements = bl.bm * bl.bn;
+    plan.cube_flops = 2 * batches * g.m * g.n * g.k;
     const CoreSplit split = split_over_cores(tiles, cores);
     const int64_t per_core = split.per_core;
     plan.comments = {
-        fmt::format("MatMul: A {} x B {} -> {}{}", a->type().to_string(), b->type().to_string(),
-                    dtype_name(product.dtype), k.body ? " (f32 product; the epilogue follows)" : ""),
+        g.comment,
         fmt::format("{} blocks of {} x {} over {} cube cores ({} each), K in {} steps of {}; {} "
                     "operands, {} sums",
                     tiles, bl.bm, bl.bn, split.blocks, per_core, ksteps, bk, dtype_name(t),
                     dtype_name(acc))};
-    const int xa = plan.add_arg(k.arg(a, "x0", false));
-    const int xb = plan.add_arg(bt);
+    const int xa = plan.add_arg(g.a);
+    const int xb = plan.add_arg(g.bt);
     const int y = plan.add_arg(product);
     auto buffer = [&](std::string name, OnChipSpace s, MatrixRole role, DType d, int64_t e, int depth) {
       TileBuffer buf;
@@ -256,17 +292,8 @@ Status plan_matmul(TileContext& k) {
     add_tile_loop(plan, tiles, cores, std::move(tile));
     return plan;
   };
-  AOTC_ASSIGN_OR_RETURN(TilePlan plan, fit_largest(k0, std::min<int64_t>(kt_max, 256), k0, build, npu));
-  k.add(std::move(plan));
-  if (k.body) {
-    product.writable = false;  // the epilogue reads it
-    AOTC_RETURN_IF_ERROR(plan_epilogue(k, product, "epilogue"));
-  }
-  (void)out_dtype;
-  return Status::ok();
+  return fit_largest(k0, std::min<int64_t>(kt_max, 256), k0, build, npu);
 }
-
-}  // namespace
 
 void register_matmul_plans(TilePlannerRegistry& r) {
   r.add("MatMul", plan_matmul, {.accepts_epilogue = true});

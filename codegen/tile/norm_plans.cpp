@@ -11,6 +11,7 @@
 // centred row (no cancellation from E[x^2] - E[x]^2).
 #include <cmath>
 
+#include "codegen/tile/elementwise_tiles.h"
 #include "codegen/tile/row_tiles.h"
 #include "codegen/tile/tile_buffers.h"
 #include "codegen/tile/tile_loop.h"
@@ -344,7 +345,52 @@ Status plan_rms_norm(TileContext& k) {
 
 }  // namespace
 
+/// BatchNormalization in inference mode (constant statistics are folded into a Conv before
+/// planning; this is the one that is left): one elementwise chain over [N, C, spatial],
+/// (x - mean) / sqrt(var + epsilon) * scale + B, the per-channel operands broadcast.
+Status plan_batch_norm(TileContext& k) {
+  const Node& node = k.node;
+  if (node.attrs().get_int("training_mode", 0) != 0 || node.num_outputs() > 1)
+    return unsupported("tile BatchNormalization kernels run inference mode only");
+  const Value* x = k.input(0);
+  const Value* y = k.output(0);
+  const DType f = DType::kFloat32;
+  for (int i = 0; i < 5; ++i)
+    if (k.input(i)->dtype() != f)
+      return unsupported("tile BatchNormalization kernels compute f32, not {}",
+                         dtype_name(k.input(i)->dtype()));
+  const std::vector<int64_t> xd = static_dims(x->shape());
+  if (xd.size() < 2) return unsupported("BatchNormalization of a tensor of rank {}", xd.size());
+  const int64_t n = xd[0], c = xd[1], inner = product(xd) / std::max<int64_t>(1, n * c);
+  if (n * c * inner == 0) return Status::ok();
+  ElementwiseProblem p;
+  p.what = "map";
+  p.dims = {n, c, inner};
+  p.out = ViewOperand{k.arg(y, "y", true), 0, contiguous_strides(p.dims)};
+  p.operands.push_back(ViewOperand{k.arg(x, "x0", false), 0, contiguous_strides(p.dims)});
+  for (int i = 1; i < 5; ++i)
+    p.operands.push_back(ViewOperand{k.arg(k.input(i), fmt::format("x{}", i), false), 0, {0, 1, 0}});
+  p.operands.emplace_back();  // epsilon
+  ElementChain& ch = p.chain;
+  ch.operand_dtypes = {f, f, f, f, f, f};
+  ch.literals = {std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                 node.attrs().get_float("epsilon", 1e-5)};
+  auto step = [&](const char* op, std::vector<int> in) {
+    ch.steps.push_back({synthetic_elementwise_node(op, f, static_cast<int>(in.size())), in});
+    return ElementChain::step_ref(static_cast<int>(ch.steps.size()) - 1);
+  };
+  const int centred = step("Sub", {0, 3});
+  const int std_dev = step("Sqrt", {step("Add", {4, 5})});
+  const int normal = step("Div", {centred, std_dev});
+  ch.result = step("Add", {step("Mul", {normal, 1}), 2});
+  p.comments = {fmt::format("BatchNormalization: {}", y->type().to_string())};
+  AOTC_ASSIGN_OR_RETURN(std::optional<TilePlan> plan, plan_elementwise(p, k.npu));
+  if (plan) k.add(std::move(*plan));
+  return Status::ok();
+}
+
 void register_norm_plans(TilePlannerRegistry& r) {
+  r.add("BatchNormalization", plan_batch_norm);
   r.add("Softmax", plan_softmax);
   r.add("LogSoftmax", plan_softmax);
   r.add("LayerNormalization", plan_layer_norm);

@@ -7,6 +7,7 @@
 // row), any other a column kernel (rows accumulated by vector Add / Max / Min). ReduceMean
 // scales by 1 / count in its last kernel. Floats are summed in f32 (f16 and bf16 converted);
 // i32 reduces over non-last axes on the vector unit; other integer reductions are not planned.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -19,6 +20,12 @@ namespace aotc::codegen::tile {
 namespace {
 
 std::vector<bool> reduced_axes(const Node& node, int rank) {
+  if (node.op() == "GlobalAveragePool" || node.op() == "GlobalMaxPool") {
+    // N x C x spatial...: every spatial axis.
+    std::vector<bool> spatial(static_cast<size_t>(rank), true);
+    for (int a = 0; a < std::min(rank, 2); ++a) spatial[static_cast<size_t>(a)] = false;
+    return spatial;
+  }
   const Value* axes_v = node.num_inputs() > 1 ? node.input(1) : nullptr;
   const bool noop = node.attrs().get_int("noop_with_empty_axes", 0) != 0;
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
@@ -76,9 +83,10 @@ Status plan_reduce(TileContext& k) {
   if (out_elements == 0) return Status::ok();  // nothing to write
   if (product(dims) == 0) {
     // Every output element reduces an empty set: the reduction's identity (NaN for a mean, 0/0).
-    const double empty = node.op() == "ReduceSum"    ? 0.0
-                         : node.op() == "ReduceMean" ? std::nan("")
-                         : node.op() == "ReduceMax"  ? -INFINITY
+    const std::string& op = node.op();
+    const double empty = op == "ReduceSum"                                   ? 0.0
+                         : op == "ReduceMean" || op == "GlobalAveragePool" ? std::nan("")
+                         : op == "ReduceMax" || op == "GlobalMaxPool"      ? -INFINITY
                                                      : INFINITY;
     if (!is_float_t && node.op() != "ReduceSum")
       return unsupported("{} of an empty i32 tensor", node.op());
@@ -105,14 +113,17 @@ Status plan_reduce(TileContext& k) {
       {"ReduceSum", {VecBinaryOp::kAdd, ReduceOp::kSum}},
       {"ReduceMean", {VecBinaryOp::kAdd, ReduceOp::kSum}},
       {"ReduceMax", {VecBinaryOp::kMax, ReduceOp::kMax}},
-      {"ReduceMin", {VecBinaryOp::kMin, ReduceOp::kMin}}};
+      {"ReduceMin", {VecBinaryOp::kMin, ReduceOp::kMin}},
+      {"GlobalAveragePool", {VecBinaryOp::kAdd, ReduceOp::kSum}},
+      {"GlobalMaxPool", {VecBinaryOp::kMax, ReduceOp::kMax}}};
   const auto [vop, rop] = kOps.at(node.op());
   const double identity = vop == VecBinaryOp::kAdd ? 0.0 : vop == VecBinaryOp::kMax ? -INFINITY : INFINITY;
   int64_t count = 1;
   for (const Run& r : runs)
     if (r.reduced) count *= r.extent;
+  const bool mean = node.op() == "ReduceMean" || node.op() == "GlobalAveragePool";
   const std::optional<double> scale =
-      node.op() == "ReduceMean" ? std::optional<double>(1.0 / static_cast<double>(count)) : std::nullopt;
+      mean ? std::optional<double>(1.0 / static_cast<double>(count)) : std::nullopt;
   int reductions = 0;
   for (const Run& r : runs) reductions += r.reduced ? 1 : 0;
 
@@ -122,7 +133,7 @@ Status plan_reduce(TileContext& k) {
   if (t == DType::kInt32 && runs.back().reduced)
     return unsupported("tile {} kernels reduce i32 over axes that are not the last only",
                        node.op());
-  if (t == DType::kInt32 && node.op() == "ReduceMean")
+  if (t == DType::kInt32 && mean)
     return unsupported("tile ReduceMean kernels average floats only, not i32");
 
   GmArg current = k.arg(x, "x", false);
@@ -192,6 +203,8 @@ Status plan_reduce(TileContext& k) {
 
 void register_reduce_plans(TilePlannerRegistry& r) {
   for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}) r.add(op, plan_reduce);
+  // Global pools are reductions over the spatial axes of N x C x spatial....
+  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) r.add(op, plan_reduce);
 }
 
 }  // namespace aotc::codegen::tile

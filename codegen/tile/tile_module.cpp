@@ -129,6 +129,23 @@ class TileModuleBuilder {
       tk.plan = print_tile_plan(p);
       m_.kernels.push_back(std::move(tk));
     }
+    TileKernel& tk = m_.kernels[static_cast<size_t>(index)];
+    ++tk.launches;
+    tk.max_blocks = std::max(tk.max_blocks, p.blocks);
+    tk.cube_flops += p.cube_flops;
+    int64_t gm = 0;
+    for (const GmArg& a : p.args) gm += a.elements * dtype_size(a.dtype);
+    tk.gm_bytes += gm;
+    const NpuRates& rates = facts_.npu->rates;
+    if (p.cube_flops > 0 && tk.cube_seconds >= 0) {
+      DType operand = DType::kFloat32;
+      for (const TileBuffer& b : p.buffers)
+        if (b.space == OnChipSpace::kMatrixA) operand = b.dtype;
+      const double tflops = dtype_size(operand) <= 2 ? rates.cube_tflops_f16 : rates.cube_tflops_f32;
+      tk.cube_seconds = tflops > 0 ? tk.cube_seconds + p.cube_flops / (tflops * 1e12) : -1;
+    }
+    if (tk.memory_seconds >= 0)
+      tk.memory_seconds = rates.hbm_gbps > 0 ? tk.memory_seconds + gm / (rates.hbm_gbps * 1e9) : -1;
     DeviceModule::Launch launch;
     launch.kernel = index;
     launch.node = &n;
@@ -155,6 +172,43 @@ class TileModuleBuilder {
 };
 
 }  // namespace
+
+std::vector<ReportTileKernel> report_tile_kernels(const TileModule& m, const NpuFacts& npu) {
+  std::vector<ReportTileKernel> out;
+  for (size_t i = 0; i < m.kernels.size(); ++i) {
+    const TileKernel& k = m.kernels[i];
+    ReportTileKernel r;
+    r.name = m.device.kernels[i].name;
+    const bool cube = k.cores == CoreKind::kCube;
+    r.cores = cube ? "cube" : "vector";
+    r.launches = k.launches;
+    r.max_blocks = k.max_blocks;
+    for (int s = 0; s < kNumOnChipSpaces; ++s) {
+      const OnChipSpace space = static_cast<OnChipSpace>(s);
+      const OnChipMemory& mem = npu.memory(space);
+      // On a split chip a vector core has only the vector memory, a cube core only the rest.
+      if (npu.split_cube_vector && cube == (space == OnChipSpace::kVector)) continue;
+      if (mem.bytes <= 0) continue;
+      r.on_chip.push_back({mem.name, k.bytes[s], mem.bytes});
+    }
+    r.gm_bytes = k.gm_bytes;
+    r.cube_flops = k.cube_flops;
+    const double cube_s = k.cube_flops > 0 ? k.cube_seconds : 0;
+    if (k.memory_seconds < 0) {
+      r.roofline_us = std::max(0.0, cube_s) * 1e6;
+      r.roofline_bound = cube_s > 0 ? "cube (device memory bandwidth unknown)"
+                                    : "unknown (device memory bandwidth unknown)";
+    } else if (cube_s > k.memory_seconds) {
+      r.roofline_us = cube_s * 1e6;
+      r.roofline_bound = "cube";
+    } else {
+      r.roofline_us = k.memory_seconds * 1e6;
+      r.roofline_bound = "memory";
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
 
 Expected<TileModule> build_tile_module(const ModuleSpec& spec, const TileDialect& d,
                                        const TargetFacts& facts) {

@@ -27,6 +27,17 @@ struct TileKernel {
   std::vector<DType> arg_dtypes;
   /// The readable plan (print_tile_plan) of its first use.
   std::string plan;
+  /// Over all its launches (of every schedule): how many, the most cores one takes, the bytes
+  /// of their GM operands and the matrix unit's operations.
+  int launches = 0;
+  int max_blocks = 0;
+  int64_t gm_bytes = 0;
+  int64_t cube_flops = 0;
+  /// Its roofline terms over all launches: the cube's operations at the peak rate of their
+  /// operand dtype, the GM bytes at the device memory's bandwidth; negative where the target
+  /// does not know the rate.
+  double cube_seconds = 0;
+  double memory_seconds = 0;
 };
 
 struct TileModule {
@@ -37,6 +48,10 @@ struct TileModule {
   /// and the plan, schedule by schedule.
   std::string plans_text;
 };
+
+/// Every kernel's on-chip bytes (each memory of its core kind against its capacity) and roofline
+/// estimate, for report.json.
+std::vector<ReportTileKernel> report_tile_kernels(const TileModule& m, const NpuFacts& npu);
 
 /// Plans every node's kernels for `facts`, renders them in dialect d, names the distinct ones
 /// k<N>_<op>_<what> in first-use order and places their operands. Fails with the planner's

@@ -346,6 +346,8 @@ struct TilePlan {
   /// Figures for reports and tests: tiles in all, elements per full tile.
   int64_t tiles = 0;
   int64_t tile_elements = 0;
+  /// Floating-point operations of the matrix unit (2 x multiply-adds), for the report's roofline.
+  int64_t cube_flops = 0;
 
   BufferId add_buffer(TileBuffer b);
   int add_arg(GmArg a);

@@ -53,6 +53,7 @@ const TilePlannerRegistry& TilePlannerRegistry::instance() {
     register_matmul_plans(r);
     register_reduce_plans(r);
     register_norm_plans(r);
+    register_conv_plans(r);
     return r;
   }();
   return registry;

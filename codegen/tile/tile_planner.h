@@ -98,6 +98,12 @@ DType bits_type(DType t);
 /// nodes to the anchor's result, read from `product` (row-major, the Fused result's shape), and
 /// writing the Fused node's result (elementwise_plans.cpp).
 Status plan_epilogue(TileContext& k, const GmArg& product, const std::string& what);
+/// The same with a bias added to the product first (Conv's B, one value per output channel along
+/// `channel_axis` of the result), and with no body: product + bias into the node's output.
+Status plan_epilogue_with_bias(TileContext& k, const GmArg& product, const std::string& what,
+                               const Value* bias, int channel_axis);
+/// A node of op `op` over `inputs` dtype-t operands, for chain steps a planner adds of its own.
+const Node* synthetic_elementwise_node(const std::string& op, DType t, int inputs = 2);
 
 /// Constants that the tile kernels read in another layout than row-major, with their images:
 /// the right operand of every matrix product whose weights are constant is stored transposed,
@@ -113,5 +119,6 @@ void register_gather_plans(TilePlannerRegistry& r);
 void register_matmul_plans(TilePlannerRegistry& r);
 void register_reduce_plans(TilePlannerRegistry& r);
 void register_norm_plans(TilePlannerRegistry& r);
+void register_conv_plans(TilePlannerRegistry& r);
 
 }  // namespace aotc::codegen::tile

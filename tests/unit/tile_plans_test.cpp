@@ -165,6 +165,27 @@ graph @g(%a: f16[{0}x{1}], %b: f16[{1}x{0}]) -> (%y: f16[{0}x{0}]) {{
 }})", m * 5, std::min<int64_t>(n, 1000))});
     }
   }
+  // Conv on the cube (padded, strided, grouped) and the pools, over channels and image sizes.
+  for (int64_t c : {3, 64}) {
+    for (int64_t h : {7, 56}) {
+      const int64_t o = (h + 2 - 3) / 2 + 1;
+      cases.push_back({fmt::format("conv_{}x{}", c, h), fmt::format(R"(
+graph @g(%x: f32[1x{0}x{1}x{1}], %w: f32[32x{0}x3x3], %b: f32[32]) -> (%y: f32[1x32x{2}x{2}]) {{
+  %y = Conv(%x, %w, %b) {{kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}} : f32[1x32x{2}x{2}]
+  return %y
+}})", c, h, o)});
+      cases.push_back({fmt::format("conv_group_{}x{}", c, h), fmt::format(R"(
+graph @g(%x: f16[2x{0}x{1}x{1}], %w: f16[{0}x1x3x3]) -> (%y: f16[2x{0}x{1}x{1}]) {{
+  %y = Conv(%x, %w) {{kernel_shape = [3, 3], pads = [1, 1, 1, 1], group = {0}}} : f16[2x{0}x{1}x{1}]
+  return %y
+}})", c, h)});
+      cases.push_back({fmt::format("maxpool_{}x{}", c, h), fmt::format(R"(
+graph @g(%x: f32[1x{0}x{1}x{1}]) -> (%y: f32[1x{0}x{2}x{2}]) {{
+  %y = MaxPool(%x) {{kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}} : f32[1x{0}x{2}x{2}]
+  return %y
+}})", c, h, o)});
+    }
+  }
   return cases;
 }
 
@@ -289,6 +310,60 @@ graph @g(%x: f32[32x64], %w: f32[64x48], %b: f32[48]) -> (%y: f32[32x48]) {
   std::string cube = print_tile_plan(plans->kernels[1]);
   EXPECT_NE(cube.find("buffer a2: matrix-a queue f32"), std::string::npos) << cube;
   EXPECT_NE(cube.find("mmad c (init when kk == 0) += a2 * b2"), std::string::npos) << cube;
+}
+
+TEST(TilePlans, ConvIsAnIm2colCopyThenTheCubeThenItsBiasAndEpilogueOnTheVectorCores) {
+  auto g = parse_ok(R"(
+graph @g(%x: f32[1x16x20x20], %w: f32[24x16x3x3], %b: f32[24]) -> (%y: f32[1x24x10x10]) {
+  %y = Fused(%x, %w, %b) {body = graph @body(%x: f32[1x16x20x20], %w: f32[24x16x3x3], %b: f32[24]) -> (%r: f32[1x24x10x10]) {
+    %c = Conv(%x, %w, %b) {kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]} : f32[1x24x10x10]
+    %r = Relu(%c) : f32[1x24x10x10]
+    return %r
+  }} : f32[1x24x10x10]
+  return %y
+})");
+  ASSERT_TRUE(g);
+  const TargetFacts f = ascend();
+  auto plans = plans_of(*g, f);
+  ASSERT_TRUE(plans.has_value()) << plans.status().message();
+  // Padding materialised (fill, interior copy), the patches, the product, bias + Relu.
+  ASSERT_EQ(plans->kernels.size(), 5u);
+  EXPECT_EQ(plans->kernels[0].what, "fill");
+  EXPECT_EQ(plans->kernels[1].what, "copy");
+  EXPECT_EQ(plans->kernels[2].what, "im2col");
+  EXPECT_EQ(plans->kernels[3].what, "matmul");
+  EXPECT_EQ(plans->kernels[3].cores, CoreKind::kCube);
+  EXPECT_EQ(plans->kernels[4].what, "epilogue");
+  EXPECT_EQ(plans->kernels[4].cores, CoreKind::kVector);
+  // Workspace: the padded image, the patches [100 x 144] and the f32 product.
+  EXPECT_GE(plans->workspace_bytes, (16 * 22 * 22 + 100 * 144 + 24 * 100) * 4);
+  for (const TilePlan& p : plans->kernels)
+    for (int s = 0; s < kNumOnChipSpaces; ++s)
+      EXPECT_LE(p.bytes_in(static_cast<OnChipSpace>(s)), f.npu->memories[s].bytes) << p.what;
+  const std::string cube = print_tile_plan(plans->kernels[3]);
+  EXPECT_NE(cube.find("mmad c (init when kk == 0) += a2 * b2"), std::string::npos) << cube;
+  const std::string epi = print_tile_plan(plans->kernels[4]);
+  EXPECT_NE(epi.find("bias, Add, Relu"), std::string::npos) << epi;
+}
+
+TEST(TilePlans, PoolsGatherTheirTapsAndReduceThemAsColumns) {
+  const std::string max = printed(R"(
+graph @g(%x: f32[1x8x9x9]) -> (%y: f32[1x8x4x4]) {
+  %y = MaxPool(%x) {kernel_shape = [3, 3], strides = [2, 2]} : f32[1x8x4x4]
+  return %y
+})");
+  // Unpadded: no fill; the 9 taps of 16 windows per channel, then a max over the taps.
+  EXPECT_EQ(max.find("'fill'"), std::string::npos) << max;
+  EXPECT_NE(max.find("tile plan 'window_taps'"), std::string::npos) << max;
+  EXPECT_NE(max.find("tile plan 'pool'"), std::string::npos) << max;
+  // Padding not counted: each window's divisor is the sum of a mask's taps.
+  const std::string avg = printed(R"(
+graph @g(%x: f32[1x8x9x9]) -> (%y: f32[1x8x9x9]) {
+  %y = AveragePool(%x) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]} : f32[1x8x9x9]
+  return %y
+})");
+  EXPECT_NE(avg.find("AveragePool: the counted taps of every window"), std::string::npos) << avg;
+  EXPECT_NE(avg.find("vec_div"), std::string::npos) << avg;
 }
 
 TEST(TilePlans, ConstantRightOperandsAreStoredTransposed) {

@@ -757,14 +757,19 @@ void Mmad(const LocalTensor<C>& c, const LocalTensor<A>& a, const LocalTensor<A>
   a.check(0, m1 * k1 * 16 * c0, "Mmad (A)");
   b.check(0, n1 * k1 * 16 * c0, "Mmad (B)");
   c.check(0, m1 * n1 * 256, "Mmad (C)");
+  // Sums in k order; the fractal addressing is walked one c0-wide k block at a time.
   for (int64_t mi = 0; mi < p.m; ++mi) {
+    const A* arow = a.data_ + (mi / 16) * k1 * 16 * c0 + (mi % 16) * c0;
     for (int64_t ni = 0; ni < p.n; ++ni) {
       C& out = c.data_[((ni / 16) * m1 * 16 + mi) * 16 + ni % 16];
       detail::acc_t<A> sum = p.cmatrixInitVal ? detail::acc_t<A>(0) : out;
-      for (int64_t ki = 0; ki < p.k; ++ki) {
-        const A av = a.data_[((mi / 16) * k1 + ki / c0) * 16 * c0 + (mi % 16) * c0 + ki % c0];
-        const A bv = b.data_[((ki / c0) * n1 + ni / 16) * 16 * c0 + (ni % 16) * c0 + ki % c0];
-        sum += static_cast<detail::acc_t<A>>(av) * static_cast<detail::acc_t<A>>(bv);
+      const A* bcol = b.data_ + (ni / 16) * 16 * c0 + (ni % 16) * c0;
+      for (int64_t kb = 0; kb < k1; ++kb) {
+        const A* ap = arow + kb * 16 * c0;
+        const A* bp = bcol + kb * n1 * 16 * c0;
+        const int64_t kn = p.k - kb * c0 < c0 ? p.k - kb * c0 : c0;
+        for (int64_t j = 0; j < kn; ++j)
+          sum += static_cast<detail::acc_t<A>>(ap[j]) * static_cast<detail::acc_t<A>>(bp[j]);
       }
       out = sum;
     }
