@@ -52,12 +52,16 @@ def softmax_model(path):
 
 
 def unsupported_model(path):
+    # Ops with no tile plan on this target (Resize, LSTM, If have none; Conv and MaxPool have had
+    # one since the conv planner): a Resize and a TopK.
     g = helper.make_graph(
-        [helper.make_node("Conv", ["x", "k"], ["c"], name="conv1"),
-         helper.make_node("MaxPool", ["c"], ["y"], name="pool1", kernel_shape=[2, 2])],
+        [helper.make_node("Resize", ["x", "", "scales"], ["r"], name="up1", mode="nearest"),
+         helper.make_node("TopK", ["r", "k"], ["y", "i"], name="top1", axis=3)],
         "refused", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 5, 5])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 2, 2])],
-        [numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "k")])
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 10, 2]),
+         helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 10, 2])],
+        [numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"),
+         numpy_helper.from_array(np.array([2], np.int64), "k")])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
@@ -90,8 +94,8 @@ def main():
     p = run([aotc, "compile", work / "refused.onnx", "--target", "ascend-910b", "-o", work / "refused"])
     msg = " ".join(p.stderr.split())
     check(p.returncode == 2, f"an unsupported model exits with 2 (got {p.returncode})")
-    check("target ascend-910b cannot compile 2 of 2 nodes (op types: Conv, MaxPool)" in msg and
-          "node 'conv1'" in msg and "node 'pool1'" in msg,
+    check("target ascend-910b cannot compile 2 of 2 nodes (op types: Resize, TopK)" in msg and
+          "node 'up1'" in msg and "node 'top1'" in msg,
           f"the refusal lists the op types and names the nodes: {msg[:400]}")
     check(not (work / "refused").exists(), "no package is left behind")
 
