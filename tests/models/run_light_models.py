@@ -120,6 +120,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--build-only", action="store_true",
                     help="compile and build the packages, do not run them (no device here)")
+    ap.add_argument("--cmake-define", action="append", default=[], metavar="NAME=VALUE",
+                    help="a -D option for the packages' CMake configure (repeatable), e.g. "
+                         "AOTC_MLU_NUMERICS=ieee")
     add_stage_arguments(ap, "the packages, inputs and onnxruntime's outputs")
     args = ap.parse_args()
     if args.build_only and args.stage != "all":
@@ -207,7 +210,8 @@ def build_and_check(args, work, t0, names, failures, compiled, inputs, expected)
             "cmake_minimum_required(VERSION 3.16)\nproject(aotc_light_models C CXX)\n" +
             "".join(f"add_subdirectory(pkgs/{n} {n})\n" for n in compiled))
         subprocess.run(["cmake", "-S", str(work), "-B", str(work / "build"), "-G", "Ninja",
-                        "-DCMAKE_BUILD_TYPE=Release"], check=True, capture_output=True)
+                        "-DCMAKE_BUILD_TYPE=Release"] + [f"-D{d}" for d in args.cmake_define],
+                       check=True, capture_output=True)
         b = subprocess.run(["ninja", "-C", str(work / "build"), "-k", "0", f"-j{args.jobs}"],
                            capture_output=True, text=True)
         (work / "build.log").write_text(b.stdout + b.stderr)
