@@ -275,7 +275,7 @@ Expected<bool> convert_if(GraphConverter& gc, const FlatNode& n, std::vector<Val
     const bool taken = cond->constant_data()->get_double(0) != 0;
     AOTC_ASSIGN_OR_RETURN(std::vector<FlatNode> nodes,
                           inline_branch(gc, n, taken ? *then_g : *else_g, taken ? "then_branch" : "else_branch"));
-    gc.splice(std::move(nodes));
+    AOTC_RETURN_IF_ERROR(gc.splice(n, std::move(nodes)));
     return true;
   }
   for (const onnx::GraphProto* g : {then_g, else_g})
@@ -421,7 +421,7 @@ Status unroll_loop(GraphConverter& gc, const FlatNode& n, const onnx::GraphProto
         a->set_i(0);
         done.push_back(make_flat_node(std::move(cat), fmt::format("{}/scan{}", n.name, k), n.opsets));
       }
-      gc.splice(std::move(done));
+      AOTC_RETURN_IF_ERROR(gc.splice(n, std::move(done)));
       return Status::ok();
     }
     // The copy of iteration i: every name the body defines made unique, its inputs bound by
@@ -481,8 +481,7 @@ Status unroll_loop(GraphConverter& gc, const FlatNode& n, const onnx::GraphProto
     st->iteration = i + 1;
     std::shared_ptr<std::function<Status()>> me = self.lock();
     copy.push_back(gc.continuation(n, [me] { return (*me)(); }));
-    gc.splice(std::move(copy));
-    return Status::ok();
+    return gc.splice(n, std::move(copy));
   };
   if (cond) st->cond = "";  // a constant initial condition decided `starts`
   return (*step)();

@@ -17,6 +17,12 @@ namespace {
 constexpr const char* kPinOp = "aotc.frontend.pin";
 // The domain of the marker nodes of continuations (no model has ops in it).
 constexpr const char* kContinuationDomain = "aotc.frontend";
+// Budgets of compile-time expansion for the whole model. Real exports that unroll (a beam of a
+// few dozen steps, a sequence of per-layer tensors) stay in the thousands of nodes and elements.
+constexpr int64_t kMaxExpandedNodes = 200'000;
+constexpr int64_t kMaxStaticElements = 1'000'000;
+
+std::string where_node(const FlatNode& n) { return fmt::format("node '{}' ({})", n.name, n.proto.op_type()); }
 
 }  // namespace
 
@@ -37,6 +43,7 @@ const StaticValue* GraphConverter::lookup_static(const std::string& onnx_name) c
 }
 
 void GraphConverter::bind_static(const std::string& onnx_name, StaticValue v) {
+  root().static_elements_ += static_cast<int64_t>(v.elements.size());
   statics_[onnx_name] = std::move(v);
 }
 
@@ -118,11 +125,18 @@ Status GraphConverter::unsupported_report() const {
   return unsupported("unsupported ops: {}", fmt::join(parts, ", "));
 }
 
-void GraphConverter::splice(std::vector<FlatNode> nodes) {
+Status GraphConverter::splice(const FlatNode& origin, std::vector<FlatNode> nodes) {
+  GraphConverter& model = root();
+  model.expanded_nodes_ += static_cast<int64_t>(nodes.size());
+  if (model.expanded_nodes_ > kMaxExpandedNodes)
+    return unsupported("{}: expanding control flow at compile time (unrolled loops, taken branches, sequence ops) "
+                       "creates more than {} nodes; nested loops that must be unrolled multiply",
+                       where_node(origin), kMaxExpandedNodes);
   for (const FlatNode& n : nodes)
     for (const std::string& o : n.proto.output())
       if (!o.empty()) pending_outputs_.emplace(o, n.name);
   work_.insert(work_.begin(), std::make_move_iterator(nodes.begin()), std::make_move_iterator(nodes.end()));
+  return Status::ok();
 }
 
 Status GraphConverter::convert(std::vector<FlatNode> nodes) {
@@ -207,7 +221,15 @@ Status GraphConverter::convert_one(const FlatNode& n) {
       check_node_schema(n.proto, ai_onnx ? n.ai_onnx_opset : n.domain_opset).with_context(where()));
   const bool control_flow = is_control_flow_op(n);
   if (is_static_value_op(n) || (!reads_static.empty() && n.proto.op_type() == "Identity")) {
-    if (!downstream_of_unsupported) return convert_static_value_op(*this, n);
+    if (!downstream_of_unsupported) {
+      AOTC_RETURN_IF_ERROR(convert_static_value_op(*this, n));
+      // Each sequence op binds a new sequence: a loop growing one makes quadratic copies.
+      if (root().static_elements_ > kMaxStaticElements)
+        return unsupported("{}: the model's sequences hold more than {} elements in all at compile time (a "
+                           "sequence grown by an unrolled loop?)",
+                           where_node(n), kMaxStaticElements);
+      return Status::ok();
+    }
     for (const std::string& o : n.proto.output())
       if (!o.empty()) poisoned_.insert(o);
     return Status::ok();

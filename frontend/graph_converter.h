@@ -59,7 +59,11 @@ class GraphConverter {
   /// Converts the nodes in order. Conversion of a node may insert more nodes right after it
   /// (splice): the taken branch of an If whose condition is known.
   Status convert(std::vector<FlatNode> nodes);
-  void splice(std::vector<FlatNode> nodes);
+  /// Inserts the nodes that expanding control flow created at `origin` (a loop iteration, a taken
+  /// branch, a sequence op's result) to be converted next. All converters of a model share one
+  /// budget of such nodes, and one of sequence elements, so that nested loops unrolled at compile
+  /// time cannot multiply without bound (a 1 KB model of two nested 1000-trip loops).
+  Status splice(const FlatNode& origin, std::vector<FlatNode> nodes);
   /// Ends conversion: drops the placeholder uses and reports every unsupported op met.
   Status finish();
   /// Records an unsupported op (listed by finish()); `key` as unsupported_op_key gives it.
@@ -77,6 +81,7 @@ class GraphConverter {
   Status with_const_input_hint(const Status& s, const std::vector<Value*>& node_inputs) const;
 
  private:
+  GraphConverter& root() { return parent_ ? parent_->root() : *this; }
   void rename(Value* v, const std::string& name);
   void remove_pins();
   Status unsupported_report() const;
@@ -99,6 +104,8 @@ class GraphConverter {
   std::unordered_map<const Value*, const Value*> captured_from_;  ///< body input -> outer value
   std::unordered_map<std::string, StaticValue> statics_;           ///< ONNX name -> sequence / optional
   std::unordered_map<std::string, std::function<Status()>> continuations_;
+  int64_t expanded_nodes_ = 0;   ///< nodes spliced by the model's converters (root only)
+  int64_t static_elements_ = 0;  ///< elements of every sequence bound so far (root only)
 };
 
 }  // namespace aotc::frontend

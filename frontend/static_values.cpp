@@ -516,8 +516,7 @@ Status sequence_map(GraphConverter& gc, const FlatNode& n, const Operands& ops) 
     }
     spliced.push_back(make_flat_node(std::move(p), fmt::format("{}/output_{}", n.name, k), n.opsets));
   }
-  gc.splice(std::move(spliced));
-  return Status::ok();
+  return gc.splice(n, std::move(spliced));
 }
 
 }  // namespace

@@ -135,6 +135,48 @@ def inliner_cases():
     return [("inline-exponential", m, ["compile", "eval"], "call_f0")]
 
 
+def nested_loop_cases():
+    """Two nested Loops of 1000 trips each that carry a sequence, so both are unrolled at compile
+    time: a model of under 1 KB that once took 21 GB and was killed. One grows its sequence each
+    iteration (quadratic copies: the sequence-element budget stops it), one inserts and erases
+    (constant length: the expanded-node budget stops it)."""
+    trips = 1000
+
+    def body(name, first, grows):
+        nodes = list(first) + [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Cast", ["iter"], ["iterf"], to=TensorProto.FLOAT),
+            helper.make_node("SequenceInsert", ["seq_mid", "iterf"], ["seq_grown" if not grows else "seq_out"]),
+        ]
+        if not grows:
+            nodes.append(helper.make_node("SequenceErase", ["seq_grown"], ["seq_out"]))
+        return helper.make_graph(
+            nodes, name,
+            [vi("iter", [], TensorProto.INT64), vi("cond_in", [], TensorProto.BOOL),
+             helper.make_tensor_sequence_value_info("seq_in", TensorProto.FLOAT, None)],
+            [vi("cond_out", [], TensorProto.BOOL),
+             helper.make_tensor_sequence_value_info("seq_out", TensorProto.FLOAT, None)])
+
+    def constants(prefix):
+        return [helper.make_node("Constant", [], [f"{prefix}n"],
+                                 value=helper.make_tensor("v", TensorProto.INT64, [], [trips])),
+                helper.make_node("Constant", [], [f"{prefix}c"],
+                                 value=helper.make_tensor("v", TensorProto.BOOL, [], [True]))]
+
+    cases = []
+    for grows, tag in ((True, "growing-sequence"), (False, "constant-sequence")):
+        inner = body("inner", [helper.make_node("Identity", ["seq_in"], ["seq_mid"])], grows)
+        outer = body("outer", constants("i") + [
+            helper.make_node("Loop", ["in", "ic", "seq_in"], ["seq_mid"], body=inner, name="inner_loop")], grows)
+        nodes = constants("") + [
+            helper.make_node("SequenceEmpty", [], ["s0"], dtype=TensorProto.FLOAT),
+            helper.make_node("Loop", ["n", "c", "s0"], ["s1"], body=outer, name="outer_loop"),
+            helper.make_node("SequenceLength", ["s1"], ["len"])]
+        cases.append((f"nested-unrolled-loops-{tag}", model(nodes, [], [vi("len", [], TensorProto.INT64)]),
+                      ["compile", "eval"], "outer_loop"))
+    return cases
+
+
 def shape_overflow_cases():
     """Shape arithmetic past int64: products of dims, blocksize², repeats, pads."""
     x = vi("x", [2, 2, 2, 2])
@@ -241,7 +283,7 @@ def main():
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         cases = (missing_inputs_cases() + wrong_output_count_cases() + attribute_type_cases() +
-                 external_data_cases(tmp) + eval_generated_input_cases() + inliner_cases() +
+                 external_data_cases(tmp) + eval_generated_input_cases() + inliner_cases() + nested_loop_cases() +
                  shape_overflow_cases() + untrusted_name_cases())
         for f in sorted(REGRESSIONS.glob("*")) if REGRESSIONS.is_dir() else []:
             if f.suffix != ".md":
