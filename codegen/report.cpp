@@ -2,11 +2,25 @@
 
 #include <fmt/format.h>
 
+#include "graph/printable.h"
+
 namespace aotc::codegen {
 
 std::string json_string(const std::string& s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      // JSON text must be UTF-8; model names need not be (protobuf does not check): a byte
+      // that is not part of a valid sequence is written as the text \xNN, as in messages.
+      if (size_t len = utf8_sequence_length(s, i); len > 0) {
+        out.append(s, i, len);
+        i += len - 1;
+      } else {
+        out += fmt::format("\\\\x{:02x}", c);
+      }
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -14,10 +28,10 @@ std::string json_string(const std::string& s) {
       case '\t': out += "\\t"; break;
       case '\r': out += "\\r"; break;
       default:
-        if (c < 0x20) {
+        if (c < 0x20 || c == 0x7F) {
           out += fmt::format("\\u{:04x}", c);
         } else {
-          out += static_cast<char>(c);  // UTF-8 passes through unchanged
+          out += static_cast<char>(c);
         }
     }
   }

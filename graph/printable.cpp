@@ -5,9 +5,7 @@
 #include <fmt/format.h>
 
 namespace aotc {
-namespace {
 
-// The length of the valid UTF-8 sequence starting at s[i] (overlongs and surrogates refused), or 0.
 size_t utf8_sequence_length(std::string_view s, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
   const uint8_t b = byte(i);
@@ -22,8 +20,6 @@ size_t utf8_sequence_length(std::string_view s, size_t i) {
   if (b == 0xC2 && byte(i + 1) < 0xA0) return 0;   // C1 control (U+0080..U+009F)
   return len;
 }
-
-}  // namespace
 
 std::string printable(std::string_view text) {
   std::string out;

@@ -10,4 +10,8 @@ namespace aotc {
 /// UTF-8 text (names in any script) is kept as it is.
 std::string printable(std::string_view text);
 
+/// The length of the valid UTF-8 sequence of two to four bytes starting at text[i] (overlongs,
+/// surrogates and C1 controls refused), or 0.
+size_t utf8_sequence_length(std::string_view text, size_t i);
+
 }  // namespace aotc

@@ -35,7 +35,10 @@ MID = f"mid\n{PAYLOAD} //"
 W = f'w" {PAYLOAD} "'
 Y = "y\\"
 NODE_RELU = f"relu\r\n#define relu {PAYLOAD}"
-NODE_MUL = f"mul ??/\n{PAYLOAD}"
+NODE_MUL = f"mul ??/\n{PAYLOAD} NOT_UTF8"
+# Protobuf does not check that names are UTF-8: bytes that are not are written over this
+# placeholder (same length) in the serialised model, and must be escaped like the rest.
+NOT_UTF8 = (b"NOT_UTF8", b"\xff\xfe\x80\xc3\x28*/\\")
 GRAPH = f"graph */ {PAYLOAD} /*"
 
 RUNNABLE = {"x86-64": [], "opencl": [], "ascend-910b": [], "mlu370": ["-DAOTC_MLU_NUMERICS=ieee"]}
@@ -51,7 +54,9 @@ def hostile_model(path):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.checker.check_model(model)
-    onnx.save(model, str(path))
+    data = model.SerializeToString()
+    assert len(NOT_UTF8[0]) == len(NOT_UTF8[1]) and data.count(NOT_UTF8[0]) == 1
+    path.write_bytes(data.replace(*NOT_UTF8))
     return w
 
 
