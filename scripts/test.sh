@@ -119,6 +119,11 @@ python3 tests/conformance/run_node_tests.py --aotc build/aotc --target ascend-91
 # loaded cores (compile 1 s, package build 54 s, run 2 s).
 python3 tests/models/run_light_models.py --aotc build/aotc --target ascend-910b --models squeezenet \
   --work build/light_models_ascend || status=1
+# Pow's constant exponents on the vector unit (integer: products; others: exp(e ln x)), with
+# negative and zero bases, on both NPU targets (one small package each).
+for npu in ascend-910b mlu370; do
+  python3 tests/ascendc/check_pow_exponents.py --aotc build/aotc --target $npu --work build/pow_$npu || status=1
+done
 
 # Cambricon MLU370 (mlu370) on aotc's host emulation of BANG C and CNRT (its rule tests ran with the
 # unit tests, build/aotc_bang_emulation_tests): the package's error paths and numeric model, models/

@@ -450,14 +450,35 @@ const std::map<std::string, Lowerer::StepFn>& step_table() {
         BufRef t = l.take();
         l.dup(t, Scalar::of(1));
         if (e == -0.5) {
-          l.una(VecUnaryOp::kSqrt, d, xb);
+          // -0 + 0 is +0: pow(-0, -0.5) is +inf, 1 / sqrt(-0) would be -inf.
+          l.sca(VecScalarOp::kAdds, d, xb, Scalar::of(0));
+          l.una(VecUnaryOp::kSqrt, d, d);
           l.bin(VecBinaryOp::kDiv, d, t, d);
         } else {
           l.bin(VecBinaryOp::kDiv, d, t, xb);
         }
         l.give(t);
+      } else if (e == std::floor(e) && std::abs(e) <= 64) {
+        // Integer exponents by repeated squaring: exact signs for negative bases, which
+        // exp(e ln x) would turn into NaN. At most 12 products for |e| <= 64.
+        BufRef base = l.take();
+        l.sca(VecScalarOp::kMuls, base, xb, Scalar::of(1));  // a copy; d may be x's buffer
+        l.dup(d, Scalar::of(1));
+        for (int64_t p = static_cast<int64_t>(std::abs(e)); p > 0; p >>= 1) {
+          if (p & 1) l.bin(VecBinaryOp::kMul, d, d, base);
+          if (p > 1) l.bin(VecBinaryOp::kMul, base, base, base);
+        }
+        if (e < 0) {
+          l.dup(base, Scalar::of(1));
+          l.bin(VecBinaryOp::kDiv, d, base, d);
+        }
+        l.give(base);
       } else {
-        return unsupported("the vector unit has no general power (Pow with exponent {})", e);
+        // x^e = exp(e ln x): as pow does for a non-integer e, NaN for x < 0, and 0 or inf at
+        // x = 0 (ln 0 = -inf). LRN's x^-beta (beta 0.75) is this case.
+        l.una(VecUnaryOp::kLn, d, xb);
+        l.sca(VecScalarOp::kMuls, d, d, Scalar::of(e));
+        l.una(VecUnaryOp::kExp, d, d);
       }
       l.drop_materialized(x[0], xb);
       return in_buffer(d, DType::kFloat32);
