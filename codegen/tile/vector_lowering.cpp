@@ -123,6 +123,58 @@ class Lowerer {
     bin(VecBinaryOp::kDiv, d, one, d);
     give(one);
   }
+  /// d = floor(v) through the vector unit's conversion to i32 and back (|v| < 2^31).
+  void floor_via_i32(BufRef d, BufRef v) {
+    BufRef whole = take(DType::kInt32);
+    out_.push_back(VecCast{whole, v, RoundMode::kFloor, n_});
+    out_.push_back(VecCast{d, whole, RoundMode::kNone, n_});
+    give(whole);
+  }
+  /// d = x^y for a tensor exponent, as C's pow: |x|^y = exp(y ln|x|), negated for a negative x
+  /// and an odd integer y, NaN for a negative x and a non-integer y. The vector unit has no
+  /// compare or select, so both are arithmetic: the exponent clamped to +-2^24 (every float
+  /// past it is an even integer, so parity and integrality are kept) makes floor exact in i32;
+  /// "x < 0" is min((|x| - x) * 1e38, 1), exactly 0 or 1 for every x but negative subnormals
+  /// under 1e-38; the NaN comes from sqrt(min(max(x, -1), 0) * frac(y)), 0 unless both hold.
+  void power(BufRef d, BufRef x, BufRef y) {
+    BufRef mag = take(), yc = take(), t = take(), u = take();
+    una(VecUnaryOp::kAbs, mag, x);
+    una(VecUnaryOp::kLn, mag, mag);
+    // ln 0 = -inf times y = 0 would be NaN where pow(0, 0) is 1: -FLT_MAX keeps 0^0 = 1.
+    sca(VecScalarOp::kMaxs, mag, mag, Scalar::of(-FLT_MAX));
+    sca(VecScalarOp::kMins, mag, mag, Scalar::of(FLT_MAX));
+    bin(VecBinaryOp::kMul, mag, mag, y);
+    una(VecUnaryOp::kExp, mag, mag);
+    sca(VecScalarOp::kMaxs, yc, y, Scalar::of(-16777216.0));
+    sca(VecScalarOp::kMins, yc, yc, Scalar::of(16777216.0));
+    // odd = 2 (y/2 - floor(y/2)): 1 for an odd integer, 0 for an even one.
+    sca(VecScalarOp::kMuls, t, yc, Scalar::of(0.5));
+    floor_via_i32(u, t);
+    bin(VecBinaryOp::kSub, t, t, u);
+    sca(VecScalarOp::kMuls, t, t, Scalar::of(2));
+    // negative = min((|x| - x) 1e38, 1)
+    una(VecUnaryOp::kAbs, u, x);
+    bin(VecBinaryOp::kSub, u, u, x);
+    sca(VecScalarOp::kMuls, u, u, Scalar::of(1e38));
+    sca(VecScalarOp::kMins, u, u, Scalar::of(1));
+    // sign = 1 - 2 odd negative
+    bin(VecBinaryOp::kMul, t, t, u);
+    sca(VecScalarOp::kMuls, t, t, Scalar::of(-2));
+    sca(VecScalarOp::kAdds, t, t, Scalar::of(1));
+    bin(VecBinaryOp::kMul, mag, mag, t);
+    // frac(y) = y - floor(y); NaN term sqrt(min(max(x, -1), 0) frac(y)).
+    floor_via_i32(t, yc);
+    bin(VecBinaryOp::kSub, t, yc, t);
+    sca(VecScalarOp::kMaxs, u, x, Scalar::of(-1));
+    sca(VecScalarOp::kMins, u, u, Scalar::of(0));
+    bin(VecBinaryOp::kMul, u, u, t);
+    una(VecUnaryOp::kSqrt, u, u);
+    bin(VecBinaryOp::kAdd, d, mag, u);
+    give(mag);
+    give(yc);
+    give(t);
+    give(u);
+  }
   /// d = tanh(x) = 2 / (1 + exp(-2x)) - 1.
   void tanh(BufRef d, BufRef x) {
     sigmoid(d, x, 2);
@@ -429,9 +481,29 @@ const std::map<std::string, Lowerer::StepFn>& step_table() {
       return in_buffer(d, DType::kFloat32);
     };
     t["Pow"] = [](Lowerer& l, const Node& n, Args& x, const Dest& dest) -> Expected<VecValue> {
-      AOTC_RETURN_IF_ERROR(f32_only(n, x));
-      if (x[1].buf || !x[1].scalar.literal)
-        return unsupported("the vector unit raises to constant exponents only (Pow)");
+      if (x[0].dtype != DType::kFloat32)
+        return unsupported("the vector unit computes Pow on f32, not {}", dtype_name(x[0].dtype));
+      if (x[1].buf || !x[1].scalar.literal) {
+        if (!l.npu_.vector_casts_between(DType::kFloat32, DType::kInt32))
+          return unsupported("the vector unit raises to constant exponents only (Pow): it has no f32 <-> i32 "
+                             "conversion for a tensor exponent's parity");
+        if (x[1].dtype != DType::kFloat32 && x[1].dtype != DType::kInt32)
+          return unsupported("the vector unit computes Pow's exponent in f32 or i32, not {}",
+                             dtype_name(x[1].dtype));
+        BufRef xb = l.vec(x[0]), yb = l.vec(x[1]), yf = yb;
+        if (x[1].dtype == DType::kInt32) {  // an integer exponent, converted exactly below 2^24
+          yf = l.take();
+          l.out_.push_back(VecCast{yf, yb, RoundMode::kNone, l.n_});
+        }
+        BufRef d = dest(DType::kFloat32);
+        l.power(d, xb, yf);
+        if (yf.buffer != yb.buffer) l.give(yf);
+        l.drop_materialized(x[0], xb);
+        l.drop_materialized(x[1], yb);
+        return in_buffer(d, DType::kFloat32);
+      }
+      if (x[1].dtype != DType::kFloat32)
+        return unsupported("the vector unit computes Pow on f32, not {}", dtype_name(x[1].dtype));
       const double e = *x[1].scalar.literal;
       BufRef xb = l.vec(x[0]);
       BufRef d = dest(DType::kFloat32);
