@@ -1,4 +1,5 @@
-// Tile planners of the data-movement ops: Transpose, Slice, Expand, Concat and Split are box
+// Tile planners of the data-movement ops: Transpose, Slice, Expand, Concat, Split and nearest
+// Resize with integer factors are box
 // copies (data_movement_copies, graph/ops/shape_ops.h, shared with the reference
 // implementations), each one elementwise tile kernel copying a strided view (elementwise_tiles.h):
 // runs contiguous in both tensors move GM -> vector memory -> GM in blocked copies, a run that is
@@ -12,6 +13,7 @@
 #include "codegen/tile/elementwise_tiles.h"
 #include "codegen/tile/tile_planner.h"
 #include "graph/ops/op_helpers.h"
+#include "graph/ops/resize_ops.h"
 #include "graph/ops/shape_ops.h"
 
 namespace aotc::codegen::tile {
@@ -60,6 +62,56 @@ Status plan_contiguous_copy(TileContext& k) {
   return plan_box_copy(k, k.input(0), k.output(0), box);
 }
 
+/// A nearest-neighbour Resize whose every axis either keeps its extent, repeats each input
+/// position r times (an integer upscale: YOLO's 2x), or steps through the input by r from an
+/// offset (an integer downscale) is one box copy: a repeat is an axis of source stride 0. The
+/// index maps come from resolve_resize, the reference implementation's own, so coordinate modes
+/// and rounding modes need no case here: whatever they give is checked against the two patterns.
+Status plan_nearest_resize(TileContext& k) {
+  AOTC_ASSIGN_OR_RETURN(ResizePlan plan, resolve_resize(k.node));
+  if (plan.mode != ResizeMode::kNearest)
+    return unsupported("tile Resize kernels copy nearest neighbours only, not the {} mode",
+                       plan.mode == ResizeMode::kLinear ? "linear" : "cubic");
+  const std::vector<int64_t> in_strides = contiguous_strides(static_dims(k.input(0)->shape()));
+  const std::vector<int64_t> out_strides = contiguous_strides(static_dims(k.output(0)->shape()));
+  CopyBox box;
+  for (size_t a = 0; a < plan.axes.size(); ++a) {
+    const ResizeAxis& ax = plan.axes[a];
+    if (!ax.extrapolated.empty() &&
+        std::find(ax.extrapolated.begin(), ax.extrapolated.end(), true) != ax.extrapolated.end())
+      return unsupported("tile Resize kernels do not write extrapolated positions (axis {})", a);
+    auto maps = [&](auto&& index_of) {
+      for (int64_t o = 0; o < ax.out; ++o)
+        if (ax.index[static_cast<size_t>(o)] != index_of(o)) return false;
+      return true;
+    };
+    if (ax.out == 0) return Status::ok();  // nothing to write
+    if (ax.identity) {  // copied unchanged (its index map is not stored)
+      box.dims.push_back(ax.in);
+      box.src_strides.push_back(in_strides[a]);
+      box.dst_strides.push_back(out_strides[a]);
+      continue;
+    }
+    const int64_t r_up = ax.out % ax.in == 0 ? ax.out / ax.in : 0;
+    const int64_t step = ax.out > 1 ? ax.index[1] - ax.index[0] : 1;
+    if (r_up > 0 && maps([&](int64_t o) { return o / r_up; })) {
+      box.dims.insert(box.dims.end(), {ax.in, r_up});
+      box.src_strides.insert(box.src_strides.end(), {in_strides[a], 0});
+      box.dst_strides.insert(box.dst_strides.end(), {r_up * out_strides[a], out_strides[a]});
+    } else if (step >= 1 && maps([&](int64_t o) { return ax.index[0] + o * step; })) {
+      box.dims.push_back(ax.out);
+      box.src_offset += ax.index[0] * in_strides[a];
+      box.src_strides.push_back(step * in_strides[a]);
+      box.dst_strides.push_back(out_strides[a]);
+    } else {
+      return unsupported("tile Resize kernels copy nearest neighbours that repeat each input position or step "
+                         "through the input evenly; axis {} ({} -> {}) maps irregularly",
+                         a, ax.in, ax.out);
+    }
+  }
+  return plan_box_copy(k, k.input(0), k.output(0), box);
+}
+
 Status plan_cast(TileContext& k) {
   const Value* x = k.input(0);
   const Value* y = k.output(0);
@@ -83,6 +135,7 @@ void register_movement_plans(TilePlannerRegistry& r) {
   r.add("Reshape", plan_contiguous_copy, {.storage_only_too = true});
   r.add("Identity", plan_contiguous_copy, {.storage_only_too = true});
   r.add("Cast", plan_cast, {.storage_only_too = true});
+  r.add("Resize", plan_nearest_resize, {.storage_only_too = true});
 }
 
 }  // namespace aotc::codegen::tile

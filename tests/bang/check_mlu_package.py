@@ -56,9 +56,10 @@ def softmax_model(path):
 
 
 def unsupported_model(path):
-    # Ops with no tile plan (Conv and MaxPool have one since the conv planner): Resize and TopK.
+    # Ops with no tile plan on this target: a cubic Resize (nearest ones with integer factors are
+    # box copies) and a TopK.
     g = helper.make_graph(
-        [helper.make_node("Resize", ["x", "", "scales"], ["r"], name="up1", mode="nearest"),
+        [helper.make_node("Resize", ["x", "", "scales"], ["r"], name="up1", mode="cubic"),
          helper.make_node("TopK", ["r", "k"], ["y", "i"], name="top1", axis=3)],
         "refused", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 5, 5])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 10, 2]),
