@@ -146,10 +146,14 @@ class Lowering {
     }
     if (target_ && !target_->supports(*n).is_ok()) {
       revert(n, s);
+      restore_operands(n, /*all=*/true);
       if (target_->supports(*n).is_ok()) {
         stats_.add("nodes kept fp32 (no kernel at the lower width)");
         return false;
       }
+      std::vector<Value*> restored = n->inputs();
+      for (int i = 0; i < n->num_inputs(); ++i) n->set_input(i, s.inputs[i]);
+      drop_unused_casts(restored);
       // Refused at either width: lowered all the same; the target's refusal names it later.
       apply_lower(n);
     }
@@ -212,15 +216,17 @@ class Lowering {
     }
   }
 
-  /// Casts made for a node that then stayed float32, when nothing else reads them.
+  /// Casts made for an attempt that was undone, when nothing else reads them.
   void drop_unused_casts(const std::vector<Value*>& values) {
     for (Value* v : values) {
       if (!v || v->has_uses() || graph_.is_graph_output(v)) continue;
-      for (auto it = low_of_.begin(); it != low_of_.end(); ++it) {
-        if (it->second != v) continue;
-        low_of_.erase(it);
-        if (Node* p = v->producer()) graph_.remove_node(p);
-        break;
+      for (auto* made : {&low_of_, &high_of_}) {
+        for (auto it = made->begin(); it != made->end(); ++it) {
+          if (it->second != v) continue;
+          made->erase(it);
+          if (Node* p = v->producer()) graph_.remove_node(p);
+          break;
+        }
       }
     }
     graph_.remove_unused_constants();
