@@ -44,6 +44,9 @@ struct CompileOptions {
   std::string tuning;
   /// Bucketed symbols (--buckets): the package holds one schedule per combination of sizes.
   std::vector<BucketAxis> buckets;
+  /// --precision and --keep-fp32: float32 values stored at 16 bits on the targets that offer it
+  /// (TargetFacts::precisions); graph inputs and outputs stay float32.
+  PrecisionOptions precision;
   PipelineOptions pipeline;
 };
 
