@@ -418,6 +418,8 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
                          options.target);
   }
 
+  AOTC_RETURN_IF_ERROR(check_precision_supported(options.precision, target.facts()));
+
   fs::path model_path(options.model_path);
   PackageOptions package;
   package.name = options.name.empty() ? codegen::sanitize_identifier(model_path.stem().string()) : options.name;
@@ -473,6 +475,8 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   PipelineOptions pipeline = options.pipeline;
   pipeline.target = &compiling->facts();
   pipeline.threads = options.threads;
+  pipeline.precision = options.precision;
+  pipeline.kernels = compiling;
   Expected<std::vector<PackageFile>> files = std::vector<PackageFile>{};
   if (options.dump_kernels && !options.buckets.empty())
     return invalid_model("--dump-kernels compiles one schedule; it does not combine with --buckets");

@@ -48,6 +48,9 @@ struct CompileOptions {
   /// --dump-kernels: every kernel's output becomes an extra package output, listed in the
   /// package's dump_manifest.json (codegen/kernel_dump.h; what `aotc verify` compares).
   bool dump_kernels = false;
+  /// --precision and --keep-fp32: float32 values stored at 16 bits on the targets that offer it
+  /// (TargetFacts::precisions); graph inputs and outputs stay float32.
+  PrecisionOptions precision;
   PipelineOptions pipeline;
 };
 

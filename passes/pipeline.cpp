@@ -35,6 +35,11 @@ const PipelineStep kPipeline[] = {
 };
 // clang-format on
 
+/// The step that precedes all others when --precision asks for fp16 or bf16: it sees the
+/// model's own nodes (the names --keep-fp32 gives), fold-constants then folds what it converts,
+/// and the fusions take its Casts into their loops.
+constexpr std::string_view kLowerPrecision = "lower-precision";
+
 /// The steps that need the target, after all of the above.
 struct TargetStep {
   std::string_view pass;
@@ -81,7 +86,7 @@ Status optimize_region_bodies(Graph& graph, const PipelineOptions& options) {
 }  // namespace
 
 std::vector<std::string> pipeline_pass_names() {
-  std::vector<std::string> names;
+  std::vector<std::string> names{std::string(kLowerPrecision)};
   for (const PipelineStep& s : kPipeline) names.emplace_back(s.pass);
   for (const TargetStep& s : kTargetPipeline) names.emplace_back(s.pass);
   return names;
@@ -100,7 +105,8 @@ Status run_pipeline(Graph& graph, const PipelineOptions& options) {
   }
   std::ostream& out = options.ir_out ? *options.ir_out : std::cerr;
   const int num_steps =
-      static_cast<int>(std::size(kPipeline) + (options.target ? std::size(kTargetPipeline) : 0));
+      static_cast<int>(std::size(kPipeline) + (options.target ? std::size(kTargetPipeline) : 0) +
+                       (options.precision.reduced() ? 1 : 0));
   auto finish_step = [&](std::string_view pass, int i, Expected<PassResult>& result) -> Status {
     if (!result) {
       return result.status().with_context(
@@ -125,6 +131,19 @@ Status run_pipeline(Graph& graph, const PipelineOptions& options) {
   auto before = [&](std::string_view pass) {
     return options.before_pass ? options.before_pass(graph, pass) : Status::ok();
   };
+  if (options.precision.reduced()) {
+    AOTC_RETURN_IF_ERROR(before(kLowerPrecision));
+    PassResult r;
+    Expected<PassResult> result = PassResult{};
+    Expected<bool> changed = lower_precision(graph, options.precision, options.kernels, r.stats);
+    if (changed) {
+      r.changed = *changed;
+      result = std::move(r);
+    } else {
+      result = changed.status();
+    }
+    AOTC_RETURN_IF_ERROR(finish_step(kLowerPrecision, step++, result));
+  }
   for (const PipelineStep& s : kPipeline) {
     AOTC_RETURN_IF_ERROR(before(s.pass));
     Expected<PassResult> result = run_named_pass(graph, s.pass);

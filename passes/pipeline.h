@@ -8,6 +8,7 @@
 
 #include "graph/graph.h"
 #include "graph/status.h"
+#include "passes/lower_precision.h"
 #include "targets/target.h"
 
 namespace aotc {
@@ -22,6 +23,10 @@ struct PipelineOptions {
   /// The target the graph is compiled for: the target-aware steps (layout legalization) run
   /// after the target-independent ones only when it is set.
   const TargetFacts* target = nullptr;
+  /// Storage width of float32 values (--precision, --keep-fp32): with a reduced width the
+  /// lower-precision step runs first, checking kernels against `kernels` when set.
+  PrecisionOptions precision;
+  const Target* kernels = nullptr;
   /// Let the layout pass block images in the target's NCHWc layout (--plain-layout clears it).
   bool blocked_layouts = true;
   /// The channel block of every NCHWc region where its channels allow (8 or 16), or 0 for the

@@ -106,6 +106,9 @@ struct TargetFacts {
   /// Numeric behaviour, spelled out so users know what to expect from results.
   std::string accumulation;  ///< e.g. "f16/bf16 compute in f32; f32 sums in f32".
   bool flush_denormals = false;
+  /// Storage widths `aotc compile --precision` offers besides fp32 (fp16, bf16): empty where
+  /// the target's kernels are not built for reduced-precision storage.
+  std::vector<DType> precisions;
   /// Kernel parameters measured on this machine by `aotc tune` (targets/tuning.h), which the
   /// emitters take instead of the cost model's choices; nullptr: the cost model alone.
   std::shared_ptr<const KernelTuning> tuning;

@@ -19,6 +19,8 @@ struct CompileArgs {
   std::string arena_limit;
   std::vector<std::string> buckets;  ///< --buckets SYMBOL=SIZES
   bool plain_layout = false;  ///< --plain-layout: PipelineOptions::blocked_layouts off
+  std::string precision;      ///< --precision fp32|fp16|bf16
+  std::vector<std::string> keep_fp32;  ///< --keep-fp32 NODE,...
 };
 
 /// "1048576", "512K", "4M", "1G" (binary multiples, an optional trailing "B" or "iB").
@@ -102,6 +104,19 @@ void run_compile(CompileArgs& args) {
     if (!axis.has_value()) fail(axis.status());
     o.buckets.push_back(std::move(*axis));
   }
+  if (!args.precision.empty()) {
+    Expected<DType> storage = parse_precision(args.precision);
+    if (!storage.has_value()) fail(storage.status());
+    o.precision.storage = *storage;
+  }
+  for (const std::string& list : args.keep_fp32) {
+    for (size_t at = 0; at <= list.size();) {
+      size_t comma = list.find(',', at);
+      if (comma == std::string::npos) comma = list.size();
+      if (comma > at) o.precision.keep_fp32.push_back(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
   if (!args.arena_limit.empty()) {
     Expected<int64_t> limit = parse_byte_count(args.arena_limit);
     if (!limit.has_value()) fail(limit.status());
@@ -174,6 +189,13 @@ void add_compile_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_flag("--plain-layout", args->plain_layout,
                 "Keep every image row-major (NCHW): no NCHWc regions on the targets that have them");
+  cmd->add_option("--precision", args->precision,
+                  "Storage width of float32 values: fp32 (default), fp16 or bf16 (weights converted "
+                  "at compile time; inputs and outputs stay fp32; targets that offer it: `aotc targets`)")
+      ->allow_extra_args(false);
+  cmd->add_option("--keep-fp32", args->keep_fp32,
+                  "With --precision fp16/bf16: these nodes' kernels stay fp32 (NODE,NODE,...; repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option(
          "--arena-limit", args->arena_limit,
          "Fail unless the arena fits in BYTES (e.g. 262144, 256K, 4M); the error names the "

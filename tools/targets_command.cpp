@@ -1,6 +1,7 @@
 // `aotc targets`.
 #include <cstdio>
 
+#include "passes/lower_precision.h"
 #include "targets/target.h"
 #include "tools/commands.h"
 
@@ -76,6 +77,9 @@ void print_targets() {
     std::printf("  dtypes: %s\n  layouts: %s\n  numerics: %s; denormals %s\n", dtypes.c_str(),
                 layouts.c_str(), f.accumulation.c_str(),
                 f.flush_denormals ? "flushed to zero" : "kept");
+    std::string precisions = "fp32";
+    for (DType t : f.precisions) precisions += std::string(", ") + precision_name(t);
+    std::printf("  --precision: %s\n", precisions.c_str());
   }
 }
 

@@ -106,6 +106,10 @@ Status plan_epilogue(TileContext& k, const GmArg& product, const std::string& wh
   const FusedBody& body = *k.body;
   const int anchor_operand = static_cast<int>(body.graph->inputs().size());
   ElementChain chain = ElementChain::of_body(body, anchor_operand);
+  // The product is read as the matrix unit left it (f32 sums of f16/bf16 operands), not at the
+  // anchor's storage width: the epilogue rounds once, when it stores its result.
+  chain.operand_dtypes.resize(std::max(chain.operand_dtypes.size(), static_cast<size_t>(anchor_operand) + 1));
+  chain.operand_dtypes[static_cast<size_t>(anchor_operand)] = product.dtype;
   std::vector<const Value*> inputs;
   for (int i = 0; i < k.fused->num_inputs(); ++i) {
     // Only the operands the epilogue reads are passed.

@@ -56,6 +56,8 @@ class Ascend910bTarget final : public Target {
         "pairwise tree per 256-byte repeat); transcendental functions composed from Exp, Ln and "
         "Div (erf within 1.5e-7); other dtypes on the scalar unit";
     facts_.flush_denormals = false;
+    // --precision: weights and activations stored as f16 or bf16, cube sums in f32 (Mmad.md).
+    facts_.precisions = {DType::kFloat16, DType::kBFloat16};
 
     NpuFacts n;
     n.vector_cores = 48;

@@ -61,6 +61,10 @@ class Mlu370Target final : public Target {
         "flushed to zero, modelled from public reports, not vendor data (IEEE fp32 with "
         "-DAOTC_MLU_NUMERICS=ieee); division as __bang_recip times __bang_mul; no float64";
     facts_.flush_denormals = true;
+    // --precision fp16: activations and vector kernels' operands stored as f16 (mtp_372 has no
+    // bf16); __bang_matmul is planned for f32 operands here, so matrix products stay f32 with
+    // conversions around them.
+    facts_.precisions = {DType::kFloat16};
 
     NpuFacts n;
     n.vector_cores = kClusters * kCoresPerCluster;

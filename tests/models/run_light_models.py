@@ -39,6 +39,8 @@ LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 MODELS = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50",
           "shufflenet", "squeezenet", "vgg19", "zfnet512"]
 TOLERANCE = 1e-4
+# --precision fp16/bf16 stores activations and weights at 16 bits: 11 and 8 significant bits.
+PRECISION_TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 5e-2}
 
 
 def consumers(graph, name, through=("Unsqueeze", "Reshape", "Squeeze")):
@@ -118,10 +120,18 @@ def main():
     ap.add_argument("--work", default="build/light_models")
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--precision", choices=("fp32", "fp16", "bf16"), default="fp32",
+                    help="aotc compile --precision (the tolerance follows unless --tolerance is given)")
+    ap.add_argument("--tolerance", type=float, default=None,
+                    help="relative L2 bound; default 1e-4 for fp32, 1e-2 for fp16, 5e-2 for bf16")
+    ap.add_argument("--compile-arg", action="append", default=[], metavar="ARG",
+                    help="an extra argument for aotc compile (repeatable), e.g. --compile-arg=--accumulate=compensated")
     ap.add_argument("--build-only", action="store_true",
                     help="compile and build the packages, do not run them (no device here)")
     add_stage_arguments(ap, "the packages, inputs and onnxruntime's outputs")
     args = ap.parse_args()
+    global TOLERANCE
+    TOLERANCE = args.tolerance if args.tolerance is not None else PRECISION_TOLERANCE[args.precision]
     if args.build_only and args.stage != "all":
         ap.error("--build-only and --stage exclude each other")
 
@@ -163,7 +173,8 @@ def main():
             sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
             expected[name] = sess.run(None, {inp.name: x})
         p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
-                            str(work / "pkgs" / name), "--name", name], capture_output=True, text=True)
+                            str(work / "pkgs" / name), "--name", name,
+                            "--precision", args.precision] + args.compile_arg, capture_output=True, text=True)
         if p.returncode != 0:
             failures[name] = "compile failed: " + " ".join(p.stderr.split())[:400]
         else:

@@ -50,6 +50,8 @@ from builder import count_ops, save, write_inputs  # noqa: E402
 from memory_plan_check import check_package  # noqa: E402
 
 TOLERANCE = 1e-4
+# --precision fp16/bf16 stores activations and weights at 16 bits: 11 and 8 significant bits.
+PRECISION_TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 5e-2}
 QUANTIZED_TOLERANCE = 1e-3  # float outputs downstream of 8-bit activations that may differ by a step
 
 # name -> (builder module, overrides of its 'test' configuration)
@@ -142,10 +144,18 @@ def main():
     ap.add_argument("--size", choices=("test", "full"), default="test")
     ap.add_argument("--threads", type=int, default=1, help="aotc compile --threads N")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--precision", choices=("fp32", "fp16", "bf16"), default="fp32",
+                    help="aotc compile --precision (the tolerance follows unless --tolerance is given)")
+    ap.add_argument("--tolerance", type=float, default=None,
+                    help="relative L2 bound; default 1e-4 for fp32, 1e-2 for fp16, 5e-2 for bf16")
+    ap.add_argument("--compile-arg", action="append", default=[], metavar="ARG",
+                    help="an extra argument for aotc compile (repeatable), e.g. --compile-arg=--accumulate=compensated")
     ap.add_argument("--cmake-define", action="append", default=[], metavar="NAME=VALUE",
                     help="a -D option for the packages' CMake configure (repeatable), e.g. "
                          "AOTC_MLU_NUMERICS=ieee")
     args = ap.parse_args()
+    global TOLERANCE
+    TOLERANCE = args.tolerance if args.tolerance is not None else PRECISION_TOLERANCE[args.precision]
     import onnxruntime as ort
 
     names = [m for m in args.models.split(",") if m]
@@ -176,7 +186,8 @@ def main():
         sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
         expected[name] = sess.run(None, inputs)
         p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
-                            str(work / "pkgs" / name), "--name", name, "--threads", str(args.threads)],
+                            str(work / "pkgs" / name), "--name", name,
+                            "--precision", args.precision] + args.compile_arg + ["--threads", str(args.threads)],
                            capture_output=True, text=True)
         if p.returncode != 0:
             failures[name] = "compile failed: " + " ".join(p.stderr.split())[:400]
