@@ -478,6 +478,16 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   pipeline.precision = options.precision;
   pipeline.kernels = compiling;
   Expected<std::vector<PackageFile>> files = std::vector<PackageFile>{};
+  if (options.dump_kernels && !options.buckets.empty())
+    return invalid_model("--dump-kernels compiles one schedule; it does not combine with --buckets");
+  if (options.dump_kernels) {
+    // The kernels are final once the target-independent passes are done; exposing their outputs
+    // before the layout pass makes it return blocked values row-major, as model outputs are.
+    pipeline.before_pass = [&result](Graph& g, std::string_view pass) {
+      if (pass == "legalize-layout") result.dumped = codegen::expose_kernel_outputs(g);
+      return Status::ok();
+    };
+  }
   if (options.buckets.empty()) {
     AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
                           frontend::import_onnx_model(*proto, options.model_path, options.import));
@@ -499,6 +509,8 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
       return in_model(files.status().with_context("--buckets " + buckets_flag_text(options.buckets)));
   }
   if (!files.has_value()) return in_model(files.status());
+  if (options.dump_kernels)
+    files->push_back(PackageFile{"dump_manifest.json", codegen::dump_manifest_json(result.dumped)});
   AOTC_RETURN_IF_ERROR(codegen::write_package(*files, options.output_dir));
   result.package_dir = options.output_dir;
   return result;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/buckets.h"
+#include "codegen/kernel_dump.h"
 #include "codegen/package_writer.h"
 #include "codegen/report.h"
 #include "frontend/onnx_importer.h"
@@ -44,6 +45,9 @@ struct CompileOptions {
   std::string tuning;
   /// Bucketed symbols (--buckets): the package holds one schedule per combination of sizes.
   std::vector<BucketAxis> buckets;
+  /// --dump-kernels: every kernel's output becomes an extra package output, listed in the
+  /// package's dump_manifest.json (codegen/kernel_dump.h; what `aotc verify` compares).
+  bool dump_kernels = false;
   /// --precision and --keep-fp32: float32 values stored at 16 bits on the targets that offer it
   /// (TargetFacts::precisions); graph inputs and outputs stay float32.
   PrecisionOptions precision;
@@ -58,6 +62,8 @@ struct CompileResult {
   std::vector<std::string> warnings;
   /// Kernels of the package that took tuned parameters, and all kernels with parameters.
   int tuned_kernels = 0;
+  /// With dump_kernels: what each package output holds.
+  std::vector<codegen::DumpedValue> dumped;
 };
 
 /// Compiles the model into a package folder (replaced only on success).

@@ -172,6 +172,9 @@ void add_compile_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_flag("--profile", o.profile,
                 "Time every kernel call: the runner's --profile prints milliseconds per node (CPU targets)");
+  cmd->add_flag("--dump-kernels", o.dump_kernels,
+                "Make every kernel's output an extra package output, listed in dump_manifest.json "
+                "(what `aotc verify` compares)");
   cmd->add_option("--print-ir-after", o.pipeline.print_ir_after,
                   "Print the IR to stderr after the named pass, or after all (repeatable)")
       ->allow_extra_args(false);
