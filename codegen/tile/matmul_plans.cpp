@@ -292,7 +292,10 @@ Expected<TilePlan> plan_cube_product(const CubeProduct& g, const NpuFacts& npu) 
     add_tile_loop(plan, tiles, cores, std::move(tile));
     return plan;
   };
-  return fit_largest(k0, std::min<int64_t>(kt_max, 256), k0, build, npu);
+  // Compensated sums: the matrix unit's own sum of a k step is plain, so the steps are as short
+  // as the unit allows and the dialect joins them with compensation (cost: more, smaller calls).
+  const int64_t k_most = npu.compensated_sums ? k0 : std::min<int64_t>(kt_max, 256);
+  return fit_largest(k0, k_most, k0, build, npu);
 }
 
 void register_matmul_plans(TilePlannerRegistry& r) {
