@@ -244,6 +244,7 @@ Expected<std::vector<PackageFile>> package_schedules(const std::vector<std::stri
                   weights_file ? options.name + ".weights" : "",
                   options.threads,
                   options.profile};
+  spec.compensated_sums = options.compensated_sums;
   int64_t schedule_arena = 0;
   if (bucketed) {
     spec.symbols = symbols;
@@ -419,6 +420,9 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   }
 
   AOTC_RETURN_IF_ERROR(check_precision_supported(options.precision, target.facts()));
+  if (options.compensated_sums && !target.facts().compensated_accumulation)
+    return invalid_model("--accumulate compensated is not offered by target {} (see `aotc targets`)",
+                         options.target);
 
   fs::path model_path(options.model_path);
   PackageOptions package;
@@ -439,6 +443,7 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   package.arena_limit = options.arena_limit;
   package.threads = options.threads;
   package.profile = options.profile;
+  package.compensated_sums = options.compensated_sums;
 
   // Parsing first: the reader explains a missing, empty or truncated file best.
   AOTC_ASSIGN_OR_RETURN(auto proto, frontend::read_onnx_model(options.model_path));
@@ -447,6 +452,13 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   bytes.clear();
   bytes.shrink_to_fit();
   package.onnx_nodes = proto->graph().node_size();
+  if (!options.precision.keep_fp32.empty()) {
+    std::set<std::string> unknown(options.precision.keep_fp32.begin(), options.precision.keep_fp32.end());
+    for (const auto& n : proto->graph().node()) unknown.erase(n.name());
+    if (!unknown.empty())
+      return invalid_model("{}: --keep-fp32: no node named {} in the model", options.model_path,
+                           fmt::join(unknown, ", "));
+  }
   CompileResult result;
   // The tuning file's records of this machine, given to the target's kernels.
   const Target* compiling = &target;

@@ -51,6 +51,9 @@ struct CompileOptions {
   /// --precision and --keep-fp32: float32 values stored at 16 bits on the targets that offer it
   /// (TargetFacts::precisions); graph inputs and outputs stay float32.
   PrecisionOptions precision;
+  /// --accumulate compensated: reductions and matrix sums with compensation, on the targets
+  /// that offer it (TargetFacts::compensated_accumulation).
+  bool compensated_sums = false;
   PipelineOptions pipeline;
 };
 
@@ -83,6 +86,7 @@ struct PackageOptions {
   int64_t arena_limit = 0;  ///< As CompileOptions::arena_limit.
   int threads = 1;          ///< As CompileOptions::threads.
   bool profile = false;     ///< As CompileOptions::profile.
+  bool compensated_sums = false;  ///< As CompileOptions::compensated_sums.
 };
 
 /// Checks that the target accepts every node (naming all refused ones), plans memory (checking

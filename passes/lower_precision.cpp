@@ -63,22 +63,12 @@ class Lowering {
         keep_(options.keep_fp32.begin(), options.keep_fp32.end()) {}
 
   Expected<bool> run() {
-    AOTC_RETURN_IF_ERROR(check_names());
     for (Node* n : graph_.nodes()) AOTC_RETURN_IF_ERROR(visit(n));
     convert_outputs();
     return changed_;
   }
 
  private:
-  Status check_names() {
-    std::set<std::string> unknown(keep_.begin(), keep_.end());
-    for (const Node* n : graph_.nodes()) unknown.erase(n->name());
-    if (unknown.empty()) return Status::ok();
-    std::string list;
-    for (const std::string& u : unknown) list += (list.empty() ? "" : ", ") + u;
-    return invalid_model("--keep-fp32: no node named {} in the model", list);
-  }
-
   static bool has_regions(const Node& n) { return !region_attribute_names(n).empty(); }
 
   Status visit(Node* n) {

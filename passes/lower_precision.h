@@ -38,7 +38,8 @@ Status check_precision_supported(const PrecisionOptions& options, const TargetFa
 /// Rewrites `graph` for options.storage. A node is lowered when its float32 results become
 /// options.storage with its float32 operands converted, shape inference accepts that and the
 /// target (when given) has a kernel for it at that width; otherwise it stays float32 and Casts
-/// go around it. Nodes named in keep_fp32 stay float32; an unknown name is an error listing it.
+/// go around it. Nodes named in keep_fp32 stay float32 (compile_model checks the names against
+/// the ONNX model; a named node the importer folded into a constant has nothing to keep).
 /// Constants read only at the lower width are converted in place of a Cast.
 Expected<bool> lower_precision(Graph& graph, const PrecisionOptions& options, const Target* target,
                                PassStatistics& stats);

@@ -75,6 +75,10 @@ struct NpuFacts {
   std::vector<std::pair<DType, DType>> vector_casts;
   /// The matrix unit's products, one per operand dtype (empty: no matrix unit).
   std::vector<MatrixProduct> matrix_products;
+  /// A choice of the compile, carried with the facts the planners see (--accumulate
+  /// compensated): matrix sums in short k steps joined with compensation, reductions
+  /// compensated by the dialect.
+  bool compensated_sums = false;
   /// Device memory (HBM) in bytes, what the package may allocate.
   int64_t device_memory_bytes = 0;
   NpuRates rates;

@@ -109,6 +109,9 @@ struct TargetFacts {
   /// Storage widths `aotc compile --precision` offers besides fp32 (fp16, bf16): empty where
   /// the target's kernels are not built for reduced-precision storage.
   std::vector<DType> precisions;
+  /// Whether `aotc compile --accumulate compensated` is offered: reductions and the sums of
+  /// MatMul/Gemm/Conv carried with a compensation term in the generated kernels.
+  bool compensated_accumulation = false;
   /// Kernel parameters measured on this machine by `aotc tune` (targets/tuning.h), which the
   /// emitters take instead of the cost model's choices; nullptr: the cost model alone.
   std::shared_ptr<const KernelTuning> tuning;
@@ -137,6 +140,8 @@ struct ModuleSpec {
   /// Time every kernel call (--profile): the package exports <name>_profile and its runner
   /// prints the per-node table with --profile. Only the C++ CPU emitter offers it.
   bool profile = false;
+  /// --accumulate compensated: the kernels carry their sums with compensation (Kahan).
+  bool compensated_sums = false;
   /// Bucketed packages (--buckets): the bucketed symbols and every schedule, smallest sizes
   /// first; `graph` and `arena` above are the last (largest) one's. The emitter renders one run
   /// function per schedule and hands them to the shared dispatcher of codegen/package_api.h.

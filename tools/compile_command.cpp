@@ -21,6 +21,7 @@ struct CompileArgs {
   bool plain_layout = false;  ///< --plain-layout: PipelineOptions::blocked_layouts off
   std::string precision;      ///< --precision fp32|fp16|bf16
   std::vector<std::string> keep_fp32;  ///< --keep-fp32 NODE,...
+  std::string accumulate;              ///< --accumulate plain|compensated
 };
 
 /// "1048576", "512K", "4M", "1G" (binary multiples, an optional trailing "B" or "iB").
@@ -117,6 +118,11 @@ void run_compile(CompileArgs& args) {
       at = comma + 1;
     }
   }
+  if (!args.accumulate.empty()) {
+    if (args.accumulate != "plain" && args.accumulate != "compensated")
+      fail(invalid_model("--accumulate '{}': expected plain or compensated", args.accumulate));
+    o.compensated_sums = args.accumulate == "compensated";
+  }
   if (!args.arena_limit.empty()) {
     Expected<int64_t> limit = parse_byte_count(args.arena_limit);
     if (!limit.has_value()) fail(limit.status());
@@ -195,6 +201,10 @@ void add_compile_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--keep-fp32", args->keep_fp32,
                   "With --precision fp16/bf16: these nodes' kernels stay fp32 (NODE,NODE,...; repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--accumulate", args->accumulate,
+                  "plain (default) or compensated: reductions and MatMul/Gemm/Conv sums carried with a "
+                  "Kahan compensation term (targets that offer it: `aotc targets`)")
       ->allow_extra_args(false);
   cmd->add_option(
          "--arena-limit", args->arena_limit,

@@ -79,7 +79,8 @@ void print_targets() {
                 f.flush_denormals ? "flushed to zero" : "kept");
     std::string precisions = "fp32";
     for (DType t : f.precisions) precisions += std::string(", ") + precision_name(t);
-    std::printf("  --precision: %s\n", precisions.c_str());
+    std::printf("  --precision: %s\n  --accumulate: plain%s\n", precisions.c_str(),
+                f.compensated_accumulation ? ", compensated" : "");
   }
 }
 

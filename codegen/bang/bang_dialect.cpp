@@ -165,6 +165,10 @@ BangLayout bang_layout(const TilePlan& p) {
       matrix = true;
       l.partial = nram;
       nram += round_to(b.slot_bytes, kVectorAlign);
+      if (p.compensated_sums) {
+        l.compensation = nram;
+        nram += round_to(b.slot_bytes, kVectorAlign);
+      }
     }
   (void)matrix;
   l.stage = nram;
@@ -358,6 +362,65 @@ __mlu_func__ void aotc_bang_reduce_sum(float* dst, float* src, int32_t n, int8_t
   }
 AOTC_BANG_REDUCE(max, __bang_maxequal, __bang_argmax, -__builtin_inff())
 AOTC_BANG_REDUCE(min, __bang_minequal, __bang_argmin, __builtin_inff())
+
+// --accumulate compensated. Kahan summation built from the vector unit's own adds: under the
+// MLU370 numeric model every one of them truncates, and the compensation term is whatever the
+// chip's arithmetic makes of it (the emulation models each instruction; nothing here is exact).
+// Kahan rather than Neumaier: Neumaier picks per lane which operand is larger, which needs a
+// select the vector subset used here lacks; Kahan is branch-free (4 instructions per step).
+
+// c += p with the running compensation comp (c, comp, p: NRAM, 128-byte aligned, n a multiple
+// of 64); p is overwritten.
+__mlu_func__ void aotc_bang_kahan_add(float* c, float* comp, float* p, int32_t n, int8_t* stage) {
+  float* t = (float*)stage;
+  for (int32_t i = 0; i < n;) {
+    const int32_t k = n - i >= 256 ? 256 : 64;
+    __bang_sub(p + i, p + i, comp + i, k);  // y = p - comp
+    __bang_add(t, c + i, p + i, k);         // t = c + y
+    __bang_sub(c + i, t, c + i, k);         // (t - c)
+    __bang_sub(comp + i, c + i, p + i, k);  // comp = (t - c) - y
+    __memcpy(c + i, t, k * 4, NRAM2NRAM);   // c = t
+    i += k;
+  }
+}
+
+// dst[0] = the sum of src[0, n): 64 lanes of Kahan sums, then the lanes folded in halves, each
+// fold a Kahan step of the upper half (and both halves' compensations) into the lower.
+__mlu_func__ void aotc_bang_reduce_sum_kahan(float* dst, float* src, int32_t n, int8_t* stage) {
+  float* s = (float*)stage;
+  float* c = s + 64;
+  float* y = s + 128;
+  float* t = s + 192;
+  __bang_write_value(s, 128, 0.0f);
+  for (int32_t done = 0; done < n; done += 64) {
+    const int32_t k = n - done < 64 ? n - done : 64;
+    if (k == 64 && aotc_aligned(src + done)) {
+      __bang_sub(y, src + done, c, 64);
+    } else {
+      __bang_write_value(y, 64, 0.0f);
+      __memcpy(y, src + done, k * 4, NRAM2NRAM);
+      __bang_sub(y, y, c, 64);
+    }
+    __bang_add(t, s, y, 64);
+    __bang_sub(c, t, s, 64);
+    __bang_sub(c, c, y, 64);
+    __memcpy(s, t, 256, NRAM2NRAM);
+  }
+  for (int32_t h = 32; h >= 1; h /= 2) {
+    __bang_write_value(t, 64, 0.0f);
+    __memcpy(t, c + h, h * 4, NRAM2NRAM);
+    __bang_add(c, c, t, 64);  // both halves' compensations
+    __bang_write_value(y, 64, 0.0f);
+    __memcpy(y, s + h, h * 4, NRAM2NRAM);
+    __bang_sub(y, y, c, 64);  // y = upper - compensation
+    __bang_add(t, s, y, 64);
+    __bang_sub(c, t, s, 64);
+    __bang_sub(c, c, y, 64);
+    __memcpy(s, t, 256, NRAM2NRAM);
+  }
+  __bang_sub(t, s, c, 64);
+  __memcpy(dst, t, 4, NRAM2NRAM);
+}
 )";
 }
 
@@ -407,6 +470,8 @@ void BangDialect::begin_kernel(CodeWriter& w, const TilePlan& p, const std::stri
     }
   }
   if (l.partial >= 0) w.line("float* const aotc_partial = (float*)(nram_buffer + {});", l.partial);
+  if (l.compensation >= 0)
+    w.line("float* const aotc_compensation = (float*)(nram_buffer + {});", l.compensation);
   w.line("int8_t* const aotc_stage = nram_buffer + {};", l.stage);
   w.line("(void)aotc_stage;");
 }
@@ -502,7 +567,8 @@ void BangDialect::vec_cast(CodeWriter& w, const TilePlan& p, const VecCast& v) c
 }
 
 void BangDialect::vec_reduce(CodeWriter& w, const TilePlan& p, const VecReduce& v) const {
-  const char* fn = v.op == ReduceOp::kSum ? "sum" : v.op == ReduceOp::kMax ? "max" : "min";
+  const char* fn = v.op == ReduceOp::kSum ? (p.compensated_sums ? "sum_kahan" : "sum")
+                   : v.op == ReduceOp::kMax ? "max" : "min";
   w.line("aotc_bang_reduce_{}({}, {}, {}, aotc_stage);", fn, local(p, v.dst), local(p, v.src), v.count);
 }
 
@@ -565,11 +631,20 @@ void BangDialect::mmad(CodeWriter& w, const TilePlan& p, const Mmad& m) const {
   }
   w.open("if ({} == 0)", m.init_var);
   w.line("__bang_matmul({}, {}, {}, {}, {}, {});", c, a, b, m.m, m.k, m.n);
+  if (p.compensated_sums)
+    w.line("__bang_write_value(aotc_compensation, {}, 0.0f);", round_to(m.m * m.n, kCountGranule));
   w.dedent();
   w.line("}} else {{");
   w.indent();
   w.line("__bang_matmul(aotc_partial, {}, {}, {}, {}, {});", a, b, m.m, m.k, m.n);
   const int64_t count = m.m * m.n;
+  if (p.compensated_sums) {
+    // The buffers hold whole blocks (a multiple of 64 elements), so the count rounds up.
+    w.line("aotc_bang_kahan_add({}, aotc_compensation, aotc_partial, {}, aotc_stage);", c,
+           round_to(count, kCountGranule));
+    w.close();
+    return;
+  }
   if (count % kCountGranule == 0 && aligned(p, m.c)) {
     w.line("__bang_add({0}, {0}, aotc_partial, {1});", c, count);
   } else {

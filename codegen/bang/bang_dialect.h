@@ -30,6 +30,9 @@ inline constexpr int64_t kBangStageBytes = 1024;
 struct BangLayout {
   int64_t base[kNumOnChipSpaces] = {};
   int64_t partial = -1;  ///< NRAM offset of the matrix kernels' k-step partial product.
+  /// NRAM offset of the matrix kernels' Kahan compensation of the product (--accumulate
+  /// compensated), as large as the partial product; -1 when none.
+  int64_t compensation = -1;
   int64_t stage = 0;     ///< NRAM offset of the staging area.
   int64_t nram_bytes = 0, wram_bytes = 0, sram_bytes = 0;  ///< Per core.
 };

@@ -51,6 +51,11 @@ Expected<GmArg> transposed_b(TileContext& k, const Value* b, const Geometry& g) 
   return bt;
 }
 
+/// The k step of compensated sums: the unit's own sum of a step is plain (under the MLU370
+/// model each of its partial sums truncates), so its error grows with the step; 16 terms keep it
+/// below the compensated join's (measured: docs/bang.md).
+constexpr int64_t kCompensatedKStep = 16;
+
 struct Blocks {
   int64_t bm = 16, bn = 16, bk = 8;
 };
@@ -292,6 +297,14 @@ Expected<TilePlan> plan_cube_product(const CubeProduct& g, const NpuFacts& npu) 
     add_tile_loop(plan, tiles, cores, std::move(tile));
     return plan;
   };
+  // Compensated sums: the matrix unit's own sum of a k step is plain, so the steps are short
+  // and the dialect joins them with compensation (cost: more, smaller calls). On mlu370 k0 is
+  // the planner's padding granule; __bang_matmul's k alignment on mtp_372 is unconfirmed
+  // (chips.md section 6), so a real chip may want k steps of 64 (which closed 76% of the gap).
+  if (npu.compensated_sums) {
+    const int64_t k_step = std::min<int64_t>(k0, kCompensatedKStep);
+    return fit_largest(k_step, k_step, k_step, build, npu);
+  }
   return fit_largest(k0, std::min<int64_t>(kt_max, 256), k0, build, npu);
 }
 

@@ -39,7 +39,7 @@ std::string signature(const Node& n) {
 class TileModuleBuilder {
  public:
   TileModuleBuilder(const ModuleSpec& spec, const TileDialect& d, const TargetFacts& facts)
-      : spec_(spec), d_(d), facts_(facts) {}
+      : spec_(spec), d_(d), facts_(with_compile_choices(facts, spec)) {}
 
   Expected<TileModule> build() {
     m_.device.buffer_bytes[static_cast<int>(DeviceBuffer::kWeights)] = spec_.weights.total_bytes;
@@ -162,7 +162,13 @@ class TileModuleBuilder {
 
   const ModuleSpec& spec_;
   const TileDialect& d_;
-  const TargetFacts& facts_;
+  /// The target's facts with the compile's choices the planners follow (--accumulate).
+  static TargetFacts with_compile_choices(const TargetFacts& facts, const ModuleSpec& spec) {
+    TargetFacts f = facts;
+    if (f.npu) f.npu->compensated_sums = spec.compensated_sums;
+    return f;
+  }
+  const TargetFacts facts_;
   TileModule m_;
   DeviceModule::Schedule* schedule_ = nullptr;
   std::optional<DevicePlacement> placement_;

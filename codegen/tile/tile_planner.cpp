@@ -127,6 +127,7 @@ Expected<NodeTilePlans> plan_tile_kernels(const Node& node, const TargetFacts& f
   }
   TileContext k(node, facts);
   AOTC_RETURN_IF_ERROR(run_tile_planner(k));
+  for (TilePlan& p : k.kernels) p.compensated_sums = facts.npu->compensated_sums;
   return NodeTilePlans{std::move(k.kernels), k.workspace_bytes};
 }
 

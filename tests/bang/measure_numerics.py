@@ -13,6 +13,7 @@ import argparse
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,11 @@ def main():
     ap.add_argument("--width", type=int, default=256)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--every", type=int, default=8)
+    ap.add_argument("--compensated", action="store_true",
+                    help="also build the stack with --accumulate compensated and print the share of "
+                         "the mlu370-vs-IEEE gap it closes")
+    ap.add_argument("--require-closed", type=float, default=None, metavar="PERCENT",
+                    help="with --compensated: exit 1 unless the last output's gap closed is at least this")
     args = ap.parse_args()
     aotc, work = Path(args.aotc).resolve(), Path(args.work).resolve()
     if work.exists():
@@ -68,37 +74,65 @@ def main():
     x = np.random.default_rng(5).standard_normal((args.batch, args.width)).astype(np.float32)
     (work / "x.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
     ref = ort.InferenceSession(str(work / "stack.onnx"), providers=["CPUExecutionProvider"]).run(None, {"x": x})
-    p = run([aotc, "compile", work / "stack.onnx", "--target", "mlu370", "-o", work / "pkg", "--name", "stack"])
-    if p.returncode != 0:
-        print(p.stderr)
-        return 1
-    errors = {}
-    for numerics in ("ieee", "mlu370"):
-        b = work / f"build_{numerics}"
-        p = run(["cmake", "-S", work / "pkg", "-B", b, "-DCMAKE_BUILD_TYPE=Release", f"-DAOTC_MLU_NUMERICS={numerics}"])
-        if p.returncode == 0:
-            p = run(["cmake", "--build", b, "-j2"])
+    # Packages: plain sums and, with --compensated, --accumulate compensated.
+    variants = [("plain", [])] + ([("compensated", ["--accumulate", "compensated"])] if args.compensated else [])
+    for kind, flags in variants:
+        p = run([aotc, "compile", work / "stack.onnx", "--target", "mlu370", "-o", work / f"pkg_{kind}",
+                 "--name", "stack"] + flags)
         if p.returncode != 0:
-            print(p.stdout[-2000:], p.stderr[-2000:])
+            print(p.stderr)
             return 1
-        out = work / f"out_{numerics}"
-        p = run([b / "stack_run", "--input", work / "x.pb", "--output-dir", out], timeout=1200)
-        if p.returncode != 0:
-            print(p.stderr[-2000:])
-            return 1
-        errs = []
-        for k, r in enumerate(ref):
-            t = onnx.TensorProto()
-            t.ParseFromString((out / f"output_{k}.pb").read_bytes())
-            y = numpy_helper.to_array(t).astype(np.float64)
-            errs.append(float(np.linalg.norm(y - r) / np.linalg.norm(r)))
-        errors[numerics] = errs
+    errors, seconds = {}, {}
+    for kind, _ in variants:
+        for numerics in ("ieee", "mlu370"):
+            b = work / f"build_{kind}_{numerics}"
+            p = run(["cmake", "-S", work / f"pkg_{kind}", "-B", b, "-DCMAKE_BUILD_TYPE=Release",
+                     f"-DAOTC_MLU_NUMERICS={numerics}"])
+            if p.returncode == 0:
+                p = run(["cmake", "--build", b, "-j2"])
+            if p.returncode != 0:
+                print(p.stdout[-2000:], p.stderr[-2000:])
+                return 1
+            out = work / f"out_{kind}_{numerics}"
+            t0 = time.time()
+            p = run([b / "stack_run", "--input", work / "x.pb", "--output-dir", out], timeout=1200)
+            seconds[kind, numerics] = time.time() - t0
+            if p.returncode != 0:
+                print(p.stderr[-2000:])
+                return 1
+            errs = []
+            for k, r in enumerate(ref):
+                t = onnx.TensorProto()
+                t.ParseFromString((out / f"output_{k}.pb").read_bytes())
+                y = numpy_helper.to_array(t).astype(np.float64)
+                errs.append(float(np.linalg.norm(y - r) / np.linalg.norm(r)))
+            errors[kind, numerics] = errs
     print(f"deep stack: {args.layers} x (MatMul {args.width}x{args.width} + bias + Relu + residual + "
           f"LayerNorm), batch {args.batch}; relative L2 error vs onnxruntime {ort.__version__}")
-    print("| after layer | ieee | mlu370 |")
-    print("|---|---|---|")
+    if not args.compensated:
+        print("| after layer | ieee | mlu370 |")
+        print("|---|---|---|")
+        for k, n in enumerate(names):
+            print(f"| {int(n[1:]) + 1} | {errors['plain', 'ieee'][k]:.2e} | {errors['plain', 'mlu370'][k]:.2e} |")
+        return 0
+    # The gap: what the MLU370 model loses against IEEE; closed: the share compensation wins back.
+    print("| after layer | ieee | mlu370 | mlu370, compensated | gap closed | ieee, compensated |")
+    print("|---|---|---|---|---|---|")
     for k, n in enumerate(names):
-        print(f"| {int(n[1:]) + 1} | {errors['ieee'][k]:.2e} | {errors['mlu370'][k]:.2e} |")
+        ieee, mlu = errors["plain", "ieee"][k], errors["plain", "mlu370"][k]
+        comp = errors["compensated", "mlu370"][k]
+        closed = (mlu - comp) / (mlu - ieee) if mlu > ieee else float("nan")
+        print(f"| {int(n[1:]) + 1} | {ieee:.2e} | {mlu:.2e} | {comp:.2e} | {100 * closed:.0f}% | "
+              f"{errors['compensated', 'ieee'][k]:.2e} |")
+    closed_last = None
+    ieee, mlu = errors["plain", "ieee"][-1], errors["plain", "mlu370"][-1]
+    if mlu > ieee:
+        closed_last = 100 * (mlu - errors["compensated", "mlu370"][-1]) / (mlu - ieee)
+    print(f"runner wall time (emulation, one run): plain {seconds['plain', 'mlu370']:.2f} s, compensated "
+          f"{seconds['compensated', 'mlu370']:.2f} s (mlu370 numerics)")
+    if args.require_closed is not None and not (closed_last is not None and closed_last >= args.require_closed):
+        print(f"FAILED: compensation closed {closed_last}% of the gap, less than {args.require_closed}%")
+        return 1
     return 0
 
 

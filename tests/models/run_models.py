@@ -47,6 +47,7 @@ import silero_vad  # noqa: E402
 import squeezenet  # noqa: E402
 import yolo  # noqa: E402
 from builder import count_ops, save, write_inputs  # noqa: E402
+from precision_range import out_of_range_nodes  # noqa: E402
 from memory_plan_check import check_package  # noqa: E402
 
 TOLERANCE = 1e-4
@@ -185,9 +186,14 @@ def main():
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
         expected[name] = sess.run(None, inputs)
+        keep = out_of_range_nodes(model, inputs, args.precision)
+        if keep:
+            print(f"models: {name}: {len(keep)} of {len(model.graph.node)} nodes kept fp32 (values beyond "
+                  f"{args.precision}'s range)", flush=True)
         p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
                             str(work / "pkgs" / name), "--name", name,
-                            "--precision", args.precision] + args.compile_arg + ["--threads", str(args.threads)],
+                            "--precision", args.precision] + (["--keep-fp32", ",".join(keep)] if keep else []) +
+                           args.compile_arg + ["--threads", str(args.threads)],
                            capture_output=True, text=True)
         if p.returncode != 0:
             failures[name] = "compile failed: " + " ".join(p.stderr.split())[:400]

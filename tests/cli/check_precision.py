@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""`aotc compile --precision`, `--keep-fp32` and `--accumulate` at compile time (ctest CliPrecision).
+
+On a small model (MatMul with K=128, bias, Relu, Softmax) checks that
+  - ascend-910b fp16 stores weights and activations as f16 and keeps the interface f32: the IR
+    after lower-precision has f32 inputs/outputs, f16 weights and an f16 MatMul; the package's
+    tile plans take f16 operands with f32 cube sums;
+  - --keep-fp32 NODE keeps that node f32 with Casts around it; an unknown name is refused;
+  - targets that do not offer a width or compensated sums refuse the flag with one line;
+  - mlu370 with --accumulate compensated renders Kahan sums (the reduction and the k steps of
+    the matrix product, in k steps of 16) that the plain package does not have.
+
+  python3 tests/cli/check_precision.py path/to/aotc
+"""
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def small_model(path):
+    rng = np.random.default_rng(7)
+    w = numpy_helper.from_array(rng.standard_normal((128, 64)).astype(np.float32) / 11, "w")
+    b = numpy_helper.from_array(rng.standard_normal(64).astype(np.float32), "b")
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"], name="project"),
+             helper.make_node("Add", ["m", "b"], ["a"], name="bias"),
+             helper.make_node("Relu", ["a"], ["r"], name="relu"),
+             helper.make_node("Softmax", ["r"], ["y"], name="softmax", axis=-1)]
+    graph = helper.make_graph(nodes, "small", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [32, 128])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [32, 64])], [w, b])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAILED: ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def main():
+    aotc = sys.argv[1] if len(sys.argv) > 1 else "build/aotc"
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        model = tmp / "small.onnx"
+        small_model(model)
+
+        def compile_(target, *flags, out="pkg"):
+            return subprocess.run([aotc, "compile", str(model), "-t", target, "-o", str(tmp / out)] + list(flags),
+                                  capture_output=True, text=True)
+
+        p = compile_("ascend-910b", "--precision", "fp16", "--print-ir-after", "lower-precision")
+        check(p.returncode == 0, "ascend-910b --precision fp16 compiles")
+        ir = p.stderr
+        check("graph @small(%x: f32[32x128]) -> (%y: f32[32x64])" in ir, "the interface stays f32")
+        check(re.search(r"%w_fp16 = const f16\[128x64\]", ir) is not None, "the weight is converted to f16 at compile time")
+        check(re.search(r"= MatMul\(%x_fp16, %w_fp16\) : f16\[32x64\]", ir) is not None, "the MatMul takes f16 operands")
+        plans = (tmp / "pkg" / "tile_plans.txt").read_text() if p.returncode == 0 else ""
+        check("f16 operands, f32 sums" in plans, "the cube plan multiplies f16 with f32 sums")
+
+        p = compile_("ascend-910b", "--precision", "fp16", "--keep-fp32", "project", "--print-ir-after", "lower-precision")
+        check(p.returncode == 0 and re.search(r"= MatMul\(%x, %w\) : f32\[32x64\] @project", p.stderr) is not None,
+              "--keep-fp32 project keeps the MatMul f32")
+        check(re.search(r"Cast\(%m\) \{to = \"f16\"\}", p.stderr) is not None, "its result is cast to f16 for the nodes after it")
+
+        p = compile_("ascend-910b", "--precision", "fp16", "--keep-fp32", "nosuch")
+        check(p.returncode == 1 and "no node named nosuch" in p.stderr and p.stderr.count("\n") == 1,
+              "an unknown --keep-fp32 name is refused in one line")
+        p = compile_("x86-64", "--precision", "fp16")
+        check(p.returncode == 1 and "not offered by target x86-64" in p.stderr and p.stderr.count("\n") == 1,
+              "x86-64 refuses --precision fp16 in one line")
+        p = compile_("mlu370", "--precision", "bf16")
+        check(p.returncode == 1 and "not offered by target mlu370" in p.stderr, "mlu370 refuses bf16")
+        p = compile_("ascend-910b", "--keep-fp32", "project")
+        check(p.returncode == 1 and "needs --precision" in p.stderr, "--keep-fp32 without --precision is refused")
+        p = compile_("x86-64", "--accumulate", "compensated")
+        check(p.returncode == 1 and "not offered by target x86-64" in p.stderr, "x86-64 refuses --accumulate compensated")
+
+        p = compile_("mlu370", out="plain")
+        q = compile_("mlu370", "--accumulate", "compensated", out="comp")
+        check(p.returncode == 0 and q.returncode == 0, "mlu370 compiles with plain and compensated sums")
+        if p.returncode == 0 and q.returncode == 0:
+            plain = (tmp / "plain" / "src" / "small_kernels.mlu").read_text()
+            comp = (tmp / "comp" / "src" / "small_kernels.mlu").read_text()
+            check("aotc_bang_reduce_sum_kahan(" in comp and "aotc_bang_reduce_sum_kahan(" not in plain.split("__mlu_global__", 1)[1],
+                  "the compensated package's Softmax sums with Kahan")
+            check("aotc_bang_kahan_add(" in comp.split("__mlu_global__", 1)[1], "its MatMul joins k steps with Kahan")
+            check("K in 8 steps of 16" in (tmp / "comp" / "tile_plans.txt").read_text(),
+                  "its MatMul takes k steps of 16")
+    print(f"{len(failures)} failed" if failures else "all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
