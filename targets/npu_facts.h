@@ -75,6 +75,12 @@ struct NpuFacts {
   std::vector<std::pair<DType, DType>> vector_casts;
   /// The matrix unit's products, one per operand dtype (empty: no matrix unit).
   std::vector<MatrixProduct> matrix_products;
+  /// A tiled NPU (Intel NPU style): the compute tiles, each a vector and a matrix unit with its
+  /// own scratchpad, that the distribution legalizer spreads every tensor over (0: the chip's
+  /// cores share one global memory and nothing is distributed). tile_to_tile_dma: a tile's DMA
+  /// engine can copy from a neighbouring tile's scratchpad (halo exchange without DDR).
+  int tiles = 0;
+  bool tile_to_tile_dma = false;
   /// Device memory (HBM) in bytes, what the package may allocate.
   int64_t device_memory_bytes = 0;
   NpuRates rates;
