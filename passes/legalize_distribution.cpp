@@ -13,7 +13,8 @@ namespace {
 using codegen::tile::Intervals;
 
 /// The cost model's rates, per tile and cycle: the vector unit's elements (a 512-bit unit on
-/// fp32) and the DMA engine's bytes (chips.md §3: about 64 B per cycle per tile).
+/// fp32) and the DMA engine's bytes. Both are assumptions of the model, not vendor figures (the
+/// research notes, chips.md §3, give none); they only weigh compute against data movement.
 constexpr double kElementsPerCycle = 16;
 constexpr double kDmaBytesPerCycle = 64;
 

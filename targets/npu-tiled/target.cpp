@@ -6,9 +6,10 @@
 // SEGMENTED|DUPLICATED); passes/legalize_distribution.cpp picks each kernel's strategy and
 // repairs every producer/consumer mismatch at compile time.
 //
-// Facts (chips.md §3, with its sources): CMX 2 MiB per tile (Intel NPU 37xx/40xx: the NCE
-// cluster's CMX), DMA DDR<->CMX and CMX<->CMX, fp16 and fp32 (bf16 and fp64 refused here).
-// Peak rates: not in the corpora; left unknown (0).
+// Facts: tile counts 2 and 6 are Intel's NPU37XX and NPU40XX DPU cluster counts (chips.md §3.1,
+// platform_resources.hpp), 4 the default; CMX 2 MiB per tile and the DMA paths (DDR<->CMX,
+// CMX<->CMX) are the model, not confirmed in the research notes; fp16 and fp32 (bf16
+// and fp64 refused here). Peak rates: not in the corpora; left unknown (0).
 //
 // [Partial on this branch: kernels are planned and distributed (--print-ir-after=
 // legalize-distribution shows the choice), but the tile API dialect and its emulation that would
@@ -85,6 +86,7 @@ class NpuTiledTarget final : public Target {
   }
 
   Expected<int64_t> scratch_bytes(const Node& node, int) const override {
+    if (node.op() == "Redistribute") return 0;
     AOTC_ASSIGN_OR_RETURN(codegen::tile::NodeTilePlans plans, codegen::tile::plan_tile_kernels(node, facts_));
     return plans.workspace_bytes;
   }

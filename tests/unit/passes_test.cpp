@@ -512,7 +512,8 @@ TEST(Pipeline, UnknownPrintIrAfterNameListsTheValidOnes) {
       s.message(),
       "unknown pass 'fold-everything' in --print-ir-after; valid names: all, fold-shapes, "
       "fold-constants, fold-batchnorm-into-conv, remove-dead-code, fuse-softmax, fuse-layer-norm, "
-      "fuse-rms-norm, fuse-gelu, mask-padding, fuse-epilogues, fuse-elementwise, legalize-layout");
+      "fuse-rms-norm, fuse-gelu, mask-padding, fuse-epilogues, fuse-elementwise, legalize-layout, "
+      "legalize-distribution");
 }
 
 TEST(Pipeline, UnknownPassNameListsTheValidOnes) {
