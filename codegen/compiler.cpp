@@ -462,12 +462,16 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   CompileResult result;
   // The tuning file's records of this machine, given to the target's kernels.
   const Target* compiling = &target;
-  std::unique_ptr<Target> tuned;
+  std::unique_ptr<Target> tuned, tiled;
+  if (options.tiles != 0) {
+    AOTC_ASSIGN_OR_RETURN(tiled, target.with_tiles(options.tiles));
+    compiling = tiled.get();
+  }
   if (!options.tuning.empty()) {
     AOTC_ASSIGN_OR_RETURN(std::shared_ptr<const KernelTuning> records,
-                          load_kernel_tuning(options.tuning, target.facts(), &result.warnings));
+                          load_kernel_tuning(options.tuning, compiling->facts(), &result.warnings));
     if (records) {
-      AOTC_ASSIGN_OR_RETURN(tuned, target.with_tuning(records));
+      AOTC_ASSIGN_OR_RETURN(tuned, compiling->with_tuning(records));
       if (!tuned)
         return invalid_model("--tuning {}: the kernels of target {} take no tuned parameters (the SIMD CPU "
                              "targets do)",

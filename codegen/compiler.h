@@ -43,6 +43,8 @@ struct CompileOptions {
   /// A tuning file of `aotc tune` (--tuning): its records from this machine give the kernels
   /// their measured parameters; "" compiles with the cost model alone.
   std::string tuning;
+  /// Compute tiles of a tiled NPU target (--tiles; 0: the target's default).
+  int tiles = 0;
   /// Bucketed symbols (--buckets): the package holds one schedule per combination of sizes.
   std::vector<BucketAxis> buckets;
   /// --dump-kernels: every kernel's output becomes an extra package output, listed in the

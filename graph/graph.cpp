@@ -318,13 +318,16 @@ Status Graph::verify() const {
     auto types = infer_types(*n);
     if (!types) return types.status();
     for (int i = 0; i < n->num_outputs(); ++i) {
-      // Inference knows nothing of layouts (a placement fact of the layout pass) nor of padding
-      // (a content fact of mask-padding).
+      // Inference knows nothing of layouts (a placement fact of the layout pass), of tile
+      // distributions (legalize-distribution's) nor of padding (a content fact of mask-padding).
       TensorType stored = n->outputs_[i]->type_;
       stored.layout = Layout::kRowMajor;
       stored.channel_block = 0;
+      stored.distribution = {};
       stored.padding.clear();
-      if ((*types)[i] != stored)
+      TensorType inferred = (*types)[i];
+      inferred.distribution = {};
+      if (inferred != stored)
         return internal_error("verify: {} output '{}' is stored as {} but infers as {}", n->describe(),
                               n->outputs_[i]->name_, n->outputs_[i]->type_.to_string(),
                               (*types)[i].to_string());

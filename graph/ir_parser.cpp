@@ -308,11 +308,14 @@ Expected<TensorType> Parser::parse_type() {
   if (pos_ < text_.size() && text_[pos_] == '#') {
     ++pos_;
     std::string_view mode = peek_word();
-    if (mode == "segmented") t.distribution.mode = DistributionMode::kSegmented;
+    if (mode == "segmented" && text_.substr(pos_, 20) == "segmented|duplicated") {
+      t.distribution.mode = DistributionMode::kSegmentedDuplicated;
+      mode = text_.substr(pos_, 20);
+    } else if (mode == "segmented") t.distribution.mode = DistributionMode::kSegmented;
     else if (mode == "overlapped") t.distribution.mode = DistributionMode::kOverlapped;
     else if (mode == "duplicated") t.distribution.mode = DistributionMode::kDuplicated;
     else if (mode == "whole") t.distribution.mode = DistributionMode::kWhole;
-    else return error("expected a distribution (segmented, overlapped, duplicated, whole)");
+    else return error("expected a distribution (segmented, overlapped, duplicated, segmented|duplicated, whole)");
     pos_ += mode.size();
     AOTC_RETURN_IF_ERROR(expect('(', "after the distribution mode"));
     if (!consume_keyword("axis")) return error("expected 'axis='");
@@ -322,10 +325,41 @@ Expected<TensorType> Parser::parse_type() {
     if (!consume_keyword("tiles")) return error("expected 'tiles='");
     AOTC_RETURN_IF_ERROR(expect('=', "after 'tiles'"));
     AOTC_ASSIGN_OR_RETURN(NumberToken tiles, parse_number());
-    AOTC_RETURN_IF_ERROR(expect(')', "to close the distribution"));
     if (axis.is_float || tiles.is_float) return error_at(axis.pos, "axis and tiles are integers");
     t.distribution.axis = std::atoi(axis.text.c_str());
     t.distribution.num_tiles = std::atoi(tiles.text.c_str());
+    // Optional per-tile slices: compute=[a:b, ...], memory=[a:b, ...], one per tile.
+    for (const char* side : {"compute", "memory"}) {
+      skip();
+      if (!(pos_ < text_.size() && text_[pos_] == ',')) break;
+      ++pos_;
+      if (!consume_keyword(side)) return error(fmt::format("expected '{}=[...]'", side));
+      AOTC_RETURN_IF_ERROR(expect('=', fmt::format("after '{}'", side)));
+      AOTC_RETURN_IF_ERROR(expect('[', fmt::format("to open the {} slices", side)));
+      std::vector<TileSlice>& slices =
+          std::string_view(side) == "compute" ? t.distribution.compute : t.distribution.memory;
+      while (true) {
+        skip();
+        AOTC_ASSIGN_OR_RETURN(NumberToken from, parse_number());
+        AOTC_RETURN_IF_ERROR(expect(':', "between a slice's start and end"));
+        AOTC_ASSIGN_OR_RETURN(NumberToken to, parse_number());
+        const long long a = std::atoll(from.text.c_str()), b = std::atoll(to.text.c_str());
+        if (from.is_float || to.is_float || a < 0 || b < a)
+          return error_at(from.pos, "a tile slice is start:end with 0 <= start <= end");
+        slices.push_back(TileSlice{a, b - a});
+        skip();
+        if (pos_ < text_.size() && text_[pos_] == ',') {
+          ++pos_;
+          continue;
+        }
+        break;
+      }
+      AOTC_RETURN_IF_ERROR(expect(']', fmt::format("to close the {} slices", side)));
+      if (static_cast<int>(slices.size()) != t.distribution.num_tiles)
+        return error(fmt::format("{} slices: {} given for {} tiles", side, slices.size(),
+                                 t.distribution.num_tiles));
+    }
+    AOTC_RETURN_IF_ERROR(expect(')', "to close the distribution"));
   }
   if (text_.substr(pos_, 4) == "pad(") {
     AOTC_ASSIGN_OR_RETURN(t.padding, parse_padding(t));

@@ -47,6 +47,7 @@ std::string_view distribution_mode_name(DistributionMode m) {
     case DistributionMode::kSegmented: return "segmented";
     case DistributionMode::kOverlapped: return "overlapped";
     case DistributionMode::kDuplicated: return "duplicated";
+    case DistributionMode::kSegmentedDuplicated: return "segmented|duplicated";
   }
   return "?";
 }
@@ -160,8 +161,17 @@ std::string print_type(const TensorType& type) {
   if (type.layout == Layout::kNCHWc) out += fmt::format("{{NCHW{}c}}", type.channel_block);
   const Distribution& dist = type.distribution;
   if (dist != Distribution{}) {
-    out += fmt::format("#{}(axis={}, tiles={})", distribution_mode_name(dist.mode), dist.axis,
+    out += fmt::format("#{}(axis={}, tiles={}", distribution_mode_name(dist.mode), dist.axis,
                        dist.num_tiles);
+    // Per-tile slices along the axis as offset:end, compute then memory (docs/npu-tiled.md).
+    auto slices = [](const std::vector<TileSlice>& v) {
+      std::string s;
+      for (const TileSlice& t : v) s += fmt::format("{}{}:{}", s.empty() ? "" : ", ", t.offset, t.offset + t.extent);
+      return "[" + s + "]";
+    };
+    if (!dist.compute.empty()) out += ", compute=" + slices(dist.compute);
+    if (!dist.memory.empty()) out += ", memory=" + slices(dist.memory);
+    out += ")";
   }
   return out + padding_to_string(type.padding);
 }

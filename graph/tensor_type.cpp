@@ -92,4 +92,26 @@ std::string TensorType::to_string() const {
   return out + padding_to_string(padding);
 }
 
+std::vector<std::vector<int64_t>> Distribution::shapes(const std::vector<int64_t>& dims,
+                                                      bool memory_side) const {
+  std::vector<std::vector<int64_t>> out;
+  for (const TileSlice& t : memory_side ? memory : compute) {
+    std::vector<int64_t> d = dims;
+    if (axis >= 0 && axis < static_cast<int>(d.size())) d[static_cast<size_t>(axis)] = t.extent;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> Distribution::offsets(const std::vector<int64_t>& dims,
+                                                       bool memory_side) const {
+  std::vector<std::vector<int64_t>> out;
+  for (const TileSlice& t : memory_side ? memory : compute) {
+    std::vector<int64_t> o(dims.size(), 0);
+    if (axis >= 0 && axis < static_cast<int>(o.size())) o[static_cast<size_t>(axis)] = t.offset;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 }  // namespace aotc

@@ -44,14 +44,35 @@ std::string shape_to_string(const Shape& s);
 /// contiguous, so that a vector of channels is one load (C a multiple of c).
 enum class Layout : uint8_t { kRowMajor, kNCHWc };
 
-/// How a tensor is spread across compute tiles (DESIGN.md §5). kWhole means one tile holds it.
-enum class DistributionMode : uint8_t { kWhole, kSegmented, kOverlapped, kDuplicated };
+/// How a tensor is spread across compute tiles (DESIGN.md §5, Intel NPU compiler vocabulary).
+/// kWhole means one place (DDR, or a single core) holds it; kSegmented: each tile owns a slice
+/// along `axis`; kOverlapped: slices plus the halo a window op needs (neighbouring tiles' memory
+/// slices overlap); kDuplicated: every tile holds all of it; kSegmentedDuplicated: segmented
+/// over groups of tiles, each group's tiles holding the same slice (more tiles than slices:
+/// clustering).
+enum class DistributionMode : uint8_t { kWhole, kSegmented, kOverlapped, kDuplicated, kSegmentedDuplicated };
+
+/// One tile's part of a distributed tensor along the distribution's axis: elements
+/// [offset, offset + extent) of that axis, every element of the other axes.
+struct TileSlice {
+  int64_t offset = 0;
+  int64_t extent = 0;
+  bool operator==(const TileSlice&) const = default;
+};
 
 struct Distribution {
   DistributionMode mode = DistributionMode::kWhole;
   int axis = -1;        ///< Axis split across tiles for segmented/overlapped.
   int num_tiles = 1;
+  /// Per tile (empty when not given): the slice the tile computes (owns), and the slice it holds
+  /// in its memory (compute plus halo for kOverlapped; the whole axis for kDuplicated).
+  std::vector<TileSlice> compute, memory;
   bool operator==(const Distribution&) const = default;
+
+  /// The per-tile shapes and offsets in every axis of a tensor of `dims` (the compute or memory
+  /// slices spelled out: full extent and offset 0 on the other axes).
+  std::vector<std::vector<int64_t>> shapes(const std::vector<int64_t>& dims, bool memory_side) const;
+  std::vector<std::vector<int64_t>> offsets(const std::vector<int64_t>& dims, bool memory_side) const;
 };
 
 /// Padding along one axis of a value computed at a bucket size (docs/buckets.md): the elements

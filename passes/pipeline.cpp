@@ -8,6 +8,7 @@
 
 #include "graph/ir_text.h"
 #include "graph/ops/control_flow.h"
+#include "passes/legalize_distribution.h"
 #include "passes/legalize_layout.h"
 #include "passes/passes.h"
 
@@ -52,9 +53,14 @@ Expected<bool> run_legalize_layout(Graph& graph, const PipelineOptions& options,
   return legalize_layout(graph, *options.target, stats, LayoutChoice{options.nchwc_block, options.threads});
 }
 
+Expected<bool> run_legalize_distribution(Graph& graph, const PipelineOptions& options, PassStatistics& stats) {
+  return legalize_distribution(graph, *options.target, stats, options.distribution_report);
+}
+
 // clang-format off
 const TargetStep kTargetPipeline[] = {
-    {"legalize-layout", "last: it places the values of the final kernels, whose fused epilogues decide which operands must share a layout", &run_legalize_layout},
+    {"legalize-layout", "it places the values of the final kernels, whose fused epilogues decide which operands must share a layout", &run_legalize_layout},
+    {"legalize-distribution", "last: tiled NPUs only; it spreads the final kernels over the tiles, whose tile plans must be final, and repairs every producer/consumer mismatch", &run_legalize_distribution},
 };
 // clang-format on
 
@@ -84,6 +90,17 @@ Status optimize_region_bodies(Graph& graph, const PipelineOptions& options) {
 }
 
 }  // namespace
+
+Expected<PassResult> run_target_pass(Graph& graph, std::string_view pass, const PipelineOptions& options) {
+  if (options.target == nullptr) return invalid_model("pass '{}' needs a target", pass);
+  for (const TargetStep& s : kTargetPipeline) {
+    if (s.pass != pass) continue;
+    PassResult result;
+    AOTC_ASSIGN_OR_RETURN(result.changed, s.run(graph, options, result.stats));
+    return result;
+  }
+  return invalid_model("'{}' is not a target-aware pass", pass);
+}
 
 std::vector<std::string> pipeline_pass_names() {
   std::vector<std::string> names{std::string(kLowerPrecision)};

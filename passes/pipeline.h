@@ -9,9 +9,12 @@
 #include "graph/graph.h"
 #include "graph/status.h"
 #include "passes/lower_precision.h"
+#include "passes/passes.h"
 #include "targets/target.h"
 
 namespace aotc {
+
+struct DistributionReport;  // passes/legalize_distribution.h
 
 struct PipelineOptions {
   /// Print the IR after these passes ("all" prints after every pass).
@@ -41,11 +44,17 @@ struct PipelineOptions {
   /// at the constants before mask-padding and shares their storage between its graphs); an
   /// error stops the pipeline.
   std::function<Status(Graph&, std::string_view pass)> before_pass;
+  /// Where legalize-distribution records its strategies and DMA bytes (report.json); may be null.
+  DistributionReport* distribution_report = nullptr;
 };
 
 /// Runs the target-independent pipeline (canonicalize, fold, remove dead code, ...), then, with
 /// options.target, the target-aware steps.
 Status run_pipeline(Graph& graph, const PipelineOptions& options);
+
+/// Runs one target-aware step of the pipeline (legalize-layout, legalize-distribution) on its
+/// own, with options.target set: what the golden tests of those passes call.
+Expected<PassResult> run_target_pass(Graph& graph, std::string_view pass, const PipelineOptions& options);
 
 /// Names of the passes of run_pipeline, in order (for --print-ir-after validation and docs).
 std::vector<std::string> pipeline_pass_names();

@@ -148,6 +148,15 @@ python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --mode
 python3 tests/bang/measure_numerics.py --aotc build/aotc --work build/mlu_compensated --layers 8 \
   --width 128 --batch 8 --every 8 --compensated --require-closed 75 || status=1
 
+# npu-tiled (docs/npu-tiled.md): its golden tests ran with the unit tests
+# (tests/passes/legalize_distribution.aotc); here a Qwen2-style decoder layer (28 query heads,
+# 4 KV heads) is legalized for 4 tiles at a sample of prompt lengths in one bucketed compile
+# (packages are not rendered yet: the compile stops at emission). About 1 minute; the full sweep
+# is --lengths 1-512 (about 40 minutes).
+section "npu-tiled: distribution legalization of a Qwen2-style layer at a sample of prompt lengths"
+python3 tests/tiled/sweep_qwen2_distribution.py --aotc build/aotc --tiles 4 \
+  --lengths 1,2,3,7,16,17,64,100,255,333,336,512 --work build/qwen2_sweep || status=1
+
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
 section "CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -79,6 +79,12 @@ struct NpuFacts {
   /// compensated): matrix sums in short k steps joined with compensation, reductions
   /// compensated by the dialect.
   bool compensated_sums = false;
+  /// A tiled NPU (Intel NPU style): the compute tiles, each a vector and a matrix unit with its
+  /// own scratchpad, that the distribution legalizer spreads every tensor over (0: the chip's
+  /// cores share one global memory and nothing is distributed). tile_to_tile_dma: a tile's DMA
+  /// engine can copy from a neighbouring tile's scratchpad (halo exchange without DDR).
+  int tiles = 0;
+  bool tile_to_tile_dma = false;
   /// Device memory (HBM) in bytes, what the package may allocate.
   int64_t device_memory_bytes = 0;
   NpuRates rates;

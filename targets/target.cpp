@@ -14,6 +14,7 @@
   X(cuda_sm90)                  \
   X(ascend_910b)                \
   X(mlu370)                     \
+  X(npu_tiled)                  \
   X(host)                       \
   /* end of the target list */
 

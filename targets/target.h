@@ -213,6 +213,12 @@ class Target {
   virtual Expected<std::unique_ptr<Target>> with_tuning(std::shared_ptr<const KernelTuning> tuning) const {
     return std::unique_ptr<Target>();
   }
+  /// Tiled NPUs (NpuFacts::tiles): the same chip with `tiles` compute tiles (--tiles); an error
+  /// naming the counts it has, or for other targets that they have no tiles.
+  virtual Expected<std::unique_ptr<Target>> with_tiles(int tiles) const {
+    return invalid_model("--tiles {}: target {} has no compute tiles to spread tensors over (npu-tiled has)",
+                         tiles, facts().name);
+  }
 };
 
 /// The refusal of device targets for a control-flow node (If, Loop) left in the graph: its

@@ -176,6 +176,9 @@ void add_compile_command(CLI::App& app) {
                   "Threads the heavy kernels split their work across (default 1: the package "
                   "links no threads)")
       ->allow_extra_args(false);
+  cmd->add_option("--tiles", o.tiles,
+                  "Compute tiles of a tiled NPU target (npu-tiled: 2, 4 or 6; default 4)")
+      ->allow_extra_args(false);
   cmd->add_flag("--profile", o.profile,
                 "Time every kernel call: the runner's --profile prints milliseconds per node (CPU targets)");
   cmd->add_flag("--dump-kernels", o.dump_kernels,

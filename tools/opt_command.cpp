@@ -1,5 +1,6 @@
 // `aotc opt FILE.aotc --pass=NAME...`: parses textual IR, runs passes on it and prints the result
 // to stdout. The tool behind golden tests and pass debugging, after mlir-opt.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "graph/printable.h"
 #include "passes/passes.h"
 #include "passes/pipeline.h"
+#include "targets/target.h"
 #include "tools/commands.h"
 
 namespace aotc::tools {
@@ -22,6 +24,9 @@ struct OptOptions {
   bool stats = false;
   bool split_input_file = false;
   int64_t max_constant_elements = 16;
+  /// For the target-aware steps (legalize-layout, legalize-distribution) given as --pass.
+  std::string target;
+  int tiles = 0;
 };
 
 /// The pieces of a file split at lines reading `// -----`, each padded with the newlines that
@@ -53,11 +58,24 @@ Status run_passes(Graph& graph, const OptOptions& o) {
     return run_pipeline(graph, po);
   }
   for (const std::string& p : o.print_ir_after) {
-    if (p != "all" && !find_pass(p))
+    if (p != "all" && !find_pass(p) && std::find(o.passes.begin(), o.passes.end(), p) == o.passes.end())
       return invalid_model("unknown pass '{}' in --print-ir-after", p);
   }
+  const Target* target = nullptr;
+  std::unique_ptr<Target> tiled;
+  if (!o.target.empty()) {
+    target = TargetRegistry::instance().find(o.target);
+    if (target == nullptr)
+      return invalid_model("unknown target '{}' (known targets: {})", o.target, TargetRegistry::instance().names());
+    if (o.tiles != 0) {
+      AOTC_ASSIGN_OR_RETURN(tiled, target->with_tiles(o.tiles));
+      target = tiled.get();
+    }
+  }
   for (const std::string& name : o.passes) {
-    AOTC_ASSIGN_OR_RETURN(PassResult r, run_named_pass(graph, name));
+    PipelineOptions po;
+    po.target = target ? &target->facts() : nullptr;
+    AOTC_ASSIGN_OR_RETURN(PassResult r, find_pass(name) ? run_named_pass(graph, name) : run_target_pass(graph, name, po));
     if (o.verify_each) {
       AOTC_RETURN_IF_ERROR(graph.verify().with_context(fmt::format("the graph is invalid after pass '{}'", name)));
     }
@@ -105,6 +123,8 @@ void add_opt_command(CLI::App& app) {
   std::string pass_help = "Pass to run, in order (repeatable):";
   for (const PassInfo& p : registered_passes()) pass_help += fmt::format("\n  {}: {}", p.name, p.summary);
   cmd->add_option("--pass", o->passes, pass_help);
+  cmd->add_option("--target", o->target, "The target of the target-aware passes (legalize-distribution)");
+  cmd->add_option("--tiles", o->tiles, "Compute tiles of a tiled NPU target (npu-tiled: 2, 4 or 6)");
   cmd->add_flag("--pipeline", o->pipeline, "Run the whole target-independent pipeline instead of --pass");
   cmd->add_option("--print-ir-after", o->print_ir_after, "Print the IR to stderr after this pass, or 'all'");
   cmd->add_flag("--verify-each", o->verify_each, "Verify the graph after every pass");

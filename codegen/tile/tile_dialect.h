@@ -14,6 +14,37 @@
 #include "codegen/tile/tile_plan.h"
 #include "graph/status.h"
 
+
+/// The overrides of every TileDialect member a dialect spells, for its class declaration: a
+/// dialect header lists only what is its own.
+#define AOTC_TILE_DIALECT_OVERRIDES                                                                \
+  std::string prelude() const override;                                                          \
+  const KernelDialect& scalar_c() const override;                                                \
+  std::string scalar_type(DType t) const override;                                               \
+  void begin_kernel(CodeWriter& w, const tile::TilePlan& p, const std::string& name) const override; \
+  void end_kernel(CodeWriter& w, const tile::TilePlan& p, const std::string& name) const override; \
+  void copy(CodeWriter& w, const tile::TilePlan& p, const tile::Copy& c) const override;          \
+  void vec_binary(CodeWriter& w, const tile::TilePlan& p, const tile::VecBinary& v) const override; \
+  void vec_scalar(CodeWriter& w, const tile::TilePlan& p, const tile::VecScalarCall& v) const override; \
+  void vec_unary(CodeWriter& w, const tile::TilePlan& p, const tile::VecUnary& v) const override; \
+  void vec_dup(CodeWriter& w, const tile::TilePlan& p, const tile::VecDup& v) const override;    \
+  void vec_cast(CodeWriter& w, const tile::TilePlan& p, const tile::VecCast& v) const override;  \
+  void vec_reduce(CodeWriter& w, const tile::TilePlan& p, const tile::VecReduce& v) const override; \
+  void scalar_read(CodeWriter& w, const tile::TilePlan& p, const tile::ScalarRead& s) const override; \
+  void scalar_write(CodeWriter& w, const tile::TilePlan& p, const tile::ScalarWrite& s) const override; \
+  std::string scalar_get(const tile::TilePlan& p, const tile::ElementSource& e) const override; \
+  std::string scalar_set(const tile::TilePlan& p, tile::BufferId b, const std::string& index,    \
+                         const std::string& value) const override;                               \
+  void matrix_copy_in(CodeWriter& w, const tile::TilePlan& p, const tile::MatrixCopyIn& m) const override; \
+  void matrix_load(CodeWriter& w, const tile::TilePlan& p, const tile::MatrixLoad& m) const override; \
+  void mmad(CodeWriter& w, const tile::TilePlan& p, const tile::Mmad& m) const override;         \
+  void matrix_copy_out(CodeWriter& w, const tile::TilePlan& p, const tile::MatrixCopyOut& m) const override; \
+  void alloc(CodeWriter& w, const tile::TilePlan& p, tile::BufferId b) const override;           \
+  void enque(CodeWriter& w, const tile::TilePlan& p, tile::BufferId b) const override;           \
+  void deque(CodeWriter& w, const tile::TilePlan& p, tile::BufferId b) const override;           \
+  void free(CodeWriter& w, const tile::TilePlan& p, tile::BufferId b) const override;            \
+  void pipe_sync(CodeWriter& w, const tile::TilePlan& p, const tile::PipeSync& s) const override;
+
 namespace aotc::codegen::tile {
 
 class TileDialect {

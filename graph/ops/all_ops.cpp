@@ -35,6 +35,7 @@ void register_all_ops(OpRegistry& r) {
   register_placement_ops(r);
   register_linalg_ops(r);
   register_stateful_ops(r);
+  register_distribution_ops(r);
   register_fused_ops(r);
 }
 

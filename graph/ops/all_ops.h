@@ -29,6 +29,7 @@ void register_attention_ops(OpRegistry& r);     // attention.cpp
 void register_einsum_ops(OpRegistry& r);        // einsum.cpp
 void register_recurrent_ops(OpRegistry& r);     // recurrent.cpp
 void register_control_flow_ops(OpRegistry& r);  // control_flow.cpp
+void register_distribution_ops(OpRegistry& r);  // distribution.cpp
 void register_fused_ops(OpRegistry& r);         // fused.cpp
 void register_grid_ops(OpRegistry& r);  // grid.cpp
 void register_signal_ops(OpRegistry& r);  // signal.cpp

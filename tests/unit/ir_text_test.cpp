@@ -289,6 +289,25 @@ TEST(IrText, DistributionRoundTrips) {
   expect_round_trip(*g);
 }
 
+TEST(IrText, DistributionSlicesRoundTrip) {
+  auto g = parse_ok(
+      "graph @g(%x: f32[1x8x6]#overlapped(axis=1, tiles=3, compute=[0:3, 3:6, 6:8], memory=[0:4, 2:7, 5:8])) "
+      "-> (%y: f32[1x8x6]#segmented|duplicated(axis=1, tiles=4, compute=[0:4, 0:4, 4:8, 4:8])) {\n"
+      "  %y = Relu(%x) : f32[1x8x6]#segmented|duplicated(axis=1, tiles=4, compute=[0:4, 0:4, 4:8, 4:8])\n"
+      "  return %y\n}\n");
+  ASSERT_TRUE(g);
+  const Distribution& d = g->inputs()[0]->type().distribution;
+  EXPECT_EQ(d.mode, DistributionMode::kOverlapped);
+  EXPECT_EQ(d.memory[1], (TileSlice{2, 5}));
+  EXPECT_EQ(d.shapes({1, 8, 6}, true)[1], (std::vector<int64_t>{1, 5, 6}));
+  EXPECT_EQ(d.offsets({1, 8, 6}, false)[2], (std::vector<int64_t>{0, 6, 0}));
+  EXPECT_EQ(g->outputs()[0]->type().distribution.mode, DistributionMode::kSegmentedDuplicated);
+  expect_round_trip(*g);
+  EXPECT_NE(parse_error("graph @g(%x: f32[4]#segmented(axis=0, tiles=2, compute=[0:2])) -> (%x: f32[4]) {\n"
+                        "  return %x\n}\n").find("compute slices: 1 given for 2 tiles"),
+            std::string::npos);
+}
+
 // A bucketed graph: padding facts (offsets, fills, a quoted symbol) and length inputs print and
 // parse back, and verify() checks them against the shapes and the length inputs.
 TEST(IrText, PaddingFactsAndLengthInputsRoundTrip) {

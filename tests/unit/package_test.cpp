@@ -184,7 +184,7 @@ TEST(Package, BadOptionsAreRejectedBeforeAnythingIsWritten) {
   r = compile_model(o);
   ASSERT_FALSE(r.has_value());
   EXPECT_NE(r.status().message().find(
-                "known targets: ascend-910b, cuda-sm80, cuda-sm90, host, mlu370, opencl, x86-64, x86-64-avx2, x86-64-avx512"),
+                "known targets: ascend-910b, cuda-sm80, cuda-sm90, host, mlu370, npu-tiled, opencl, x86-64, x86-64-avx2, x86-64-avx512"),
             std::string::npos)
       << r.status().message();
   EXPECT_FALSE(fs::exists(tmp.path() / "pkg"));

@@ -24,6 +24,7 @@
 #                            [Not tested by aotc's CI, which has no CANN: the kernel source is the
 #                            same text the emulation builds.]
 cmake_policy(SET CMP0077 NEW)
+include(${CMAKE_CURRENT_LIST_DIR}/../npu/npu.cmake)
 
 set(AOTC_ASCEND_TOOLCHAIN "emulation" CACHE STRING "How Ascend kernels are built: emulation or cann")
 set_property(CACHE AOTC_ASCEND_TOOLCHAIN PROPERTY STRINGS emulation cann)
@@ -76,17 +77,7 @@ if(NOT TARGET aotc_ascend)
   else()
     message(FATAL_ERROR "AOTC_ASCEND_TOOLCHAIN is '${AOTC_ASCEND_TOOLCHAIN}': give emulation or cann")
   endif()
-  add_library(aotc_ascend STATIC ${_aotc_ascend_dir}/aotc_ascend.cpp)
-  target_include_directories(aotc_ascend PUBLIC ${_aotc_ascend_dir})
-  target_link_libraries(aotc_ascend PUBLIC ${_aotc_ascend_backend})
-  foreach(_t aotc_ascend ${_aotc_ascend_backend})
-    get_target_property(_type ${_t} TYPE)
-    if(NOT _type STREQUAL "INTERFACE_LIBRARY")
-      set_target_properties(${_t} PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
-                            CXX_EXTENSIONS OFF POSITION_INDEPENDENT_CODE ON)
-      target_compile_options(${_t} PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-O2 -Wall -Wextra>)
-    endif()
-  endforeach()
+  aotc_npu_glue(aotc_ascend ${_aotc_ascend_dir}/aotc_ascend.cpp ${_aotc_ascend_backend})
 endif()
 
 function(aotc_ascend_kernels target source)

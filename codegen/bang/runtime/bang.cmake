@@ -24,6 +24,7 @@
 #                            [Not tested by aotc's CI, which has no MLU: the kernel source is the
 #                            same text the emulation builds.]
 cmake_policy(SET CMP0077 NEW)
+include(${CMAKE_CURRENT_LIST_DIR}/../npu/npu.cmake)
 
 set(AOTC_MLU_TOOLCHAIN "emulation" CACHE STRING "How MLU kernels are built: emulation or cncc")
 set_property(CACHE AOTC_MLU_TOOLCHAIN PROPERTY STRINGS emulation cncc)
@@ -78,17 +79,7 @@ if(NOT TARGET aotc_mlu)
   else()
     message(FATAL_ERROR "AOTC_MLU_TOOLCHAIN is '${AOTC_MLU_TOOLCHAIN}': give emulation or cncc")
   endif()
-  add_library(aotc_mlu STATIC ${_aotc_mlu_dir}/aotc_mlu.cpp)
-  target_include_directories(aotc_mlu PUBLIC ${_aotc_mlu_dir})
-  target_link_libraries(aotc_mlu PUBLIC ${_aotc_mlu_backend})
-  foreach(_t aotc_mlu ${_aotc_mlu_backend})
-    get_target_property(_type ${_t} TYPE)
-    if(NOT _type STREQUAL "INTERFACE_LIBRARY")
-      set_target_properties(${_t} PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
-                            CXX_EXTENSIONS OFF POSITION_INDEPENDENT_CODE ON)
-      target_compile_options(${_t} PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-O2 -Wall -Wextra>)
-    endif()
-  endforeach()
+  aotc_npu_glue(aotc_mlu ${_aotc_mlu_dir}/aotc_mlu.cpp ${_aotc_mlu_backend})
 endif()
 
 function(aotc_mlu_kernels target source)
