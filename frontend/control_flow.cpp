@@ -68,13 +68,16 @@ FlatNode identity(const FlatNode& n, const std::string& from, const std::string&
   return make_flat_node(std::move(p), name, n.opsets);
 }
 
-/// The If's taken branch, renamed into the enclosing graph, then Identity nodes binding the
-/// If's outputs to the branch's.
-Expected<std::vector<FlatNode>> inline_branch(GraphConverter& gc, const FlatNode& n, const onnx::GraphProto& branch,
-                                              const char* which) {
-  if (branch.output_size() != n.proto.output_size())
+}  // namespace
+
+Expected<std::vector<FlatNode>> inline_subgraph(GraphConverter& gc, const FlatNode& n, const onnx::GraphProto& branch,
+                                                const char* which, const std::vector<std::string>& inputs,
+                                                const std::vector<std::string>& outputs) {
+  if (branch.input_size() != static_cast<int>(inputs.size()))
+    return invalid_model("{}: {} takes {} inputs, {} given", where(n), which, branch.input_size(), inputs.size());
+  if (branch.output_size() != static_cast<int>(outputs.size()))
     return invalid_model("{}: {} returns {} values for {} outputs", where(n), which, branch.output_size(),
-                         n.proto.output_size());
+                         outputs.size());
   if (branch.sparse_initializer_size() > 0)
     return unsupported("{}: {} has a sparse initializer", where(n), which);
   // Every name the branch defines gets a fresh one: sibling branches and the enclosing graph may
@@ -90,6 +93,9 @@ Expected<std::vector<FlatNode>> inline_branch(GraphConverter& gc, const FlatNode
     return it == map.end() ? name : it->second;
   };
   std::vector<FlatNode> out;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    out.push_back(identity(n, inputs[i], mapped(branch.input(static_cast<int>(i)).name()),
+                           fmt::format("{}/{}_input_{}", n.name, which, i)));
   for (const onnx::TensorProto& t : branch.initializer()) {
     onnx::NodeProto c;
     c.set_op_type("Constant");
@@ -111,11 +117,22 @@ Expected<std::vector<FlatNode>> inline_branch(GraphConverter& gc, const FlatNode
     std::string inner = p.name().empty() ? fmt::format("{}_{}", p.op_type(), i) : p.name();
     out.push_back(make_flat_node(std::move(p), fmt::format("{}/{}/{}", n.name, which, inner), n.opsets));
   }
-  for (int i = 0; i < n.proto.output_size(); ++i) {
-    if (n.proto.output(i).empty()) continue;
-    out.push_back(identity(n, mapped(branch.output(i).name()), n.proto.output(i), fmt::format("{}/result_{}", n.name, i)));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].empty()) continue;
+    out.push_back(identity(n, mapped(branch.output(static_cast<int>(i)).name()), outputs[i],
+                           fmt::format("{}/{}_result_{}", n.name, which, i)));
   }
   return out;
+}
+
+namespace {
+
+/// The If's taken branch, renamed into the enclosing graph, then Identity nodes binding the
+/// If's outputs to the branch's.
+Expected<std::vector<FlatNode>> inline_branch(GraphConverter& gc, const FlatNode& n, const onnx::GraphProto& branch,
+                                              const char* which) {
+  return inline_subgraph(gc, n, branch, which, {},
+                         std::vector<std::string>(n.proto.output().begin(), n.proto.output().end()));
 }
 
 /// The operands a set of bodies capture: the outer names they read, in order, minus the

@@ -30,6 +30,13 @@ bool is_control_flow_op(const FlatNode& node);
 /// rest), true once the node's outputs are bound.
 Expected<bool> convert_control_flow(GraphConverter& gc, const FlatNode& node, std::vector<Value*> inputs);
 
+/// Subgraph `graph` (attribute `which` of node `n`) as nodes of the enclosing graph: every name
+/// it defines renamed afresh, its formal inputs bound to the values named `inputs` and the
+/// values named `outputs` bound to its results (Identity nodes), ready to be spliced.
+Expected<std::vector<FlatNode>> inline_subgraph(GraphConverter& gc, const FlatNode& n, const onnx::GraphProto& graph,
+                                                const char* which, const std::vector<std::string>& inputs,
+                                                const std::vector<std::string>& outputs);
+
 /// The names a subgraph reads from the graphs around it: names its nodes (and its nested
 /// subgraphs) read that it does not define, in order of first use.
 std::vector<std::string> outer_references(const onnx::GraphProto& graph);

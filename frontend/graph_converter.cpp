@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "frontend/control_flow.h"
+#include "frontend/flex_attention.h"
 #include "frontend/onnx_attributes.h"
 #include "frontend/onnx_importer.h"
 #include "frontend/op_schema_check.h"
@@ -238,6 +239,17 @@ Status GraphConverter::convert_one(const FlatNode& n) {
     return unsupported("{}: reads '{}', {}; only the sequence and optional ops (SequenceAt, ConcatFromSequence, "
                        "OptionalGetElement, ...) take those",
                        where(), reads_static, describe(*lookup_static(reads_static)));
+  if (is_flex_attention(n)) {
+    // Expanded into ai.onnx nodes (its score_mod and prob_mod subgraphs inlined), converted next.
+    if (downstream_of_unsupported) {
+      for (const std::string& o : n.proto.output())
+        if (!o.empty()) poisoned_.insert(o);
+      return Status::ok();
+    }
+    AOTC_ASSIGN_OR_RETURN(std::vector<FlatNode> expansion, expand_flex_attention(*this, n, inputs));
+    splice(std::move(expansion));
+    return Status::ok();
+  }
   const Converter* converter = nullptr;
   bool is_constant = false;
   if (control_flow) {

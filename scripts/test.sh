@@ -98,6 +98,12 @@ rm -rf build/device_checks_opencl
 scripts/device_checks.sh prepare opencl build/device_checks_opencl &&
   scripts/device_checks.sh run opencl build/device_checks_opencl || status=1
 
+# Pad, Resize and ConvTranspose are not tier-1 ops: a sample of their node tests, one per mode
+# (all 56 with --filter '^test_(constant_pad|edge_pad|reflect_pad|wrap_pad|resize|convtranspose)').
+section "OpenCL on PoCL: a sample of the Pad, Resize and ConvTranspose node tests"
+python3 tests/conformance/run_node_tests.py --aotc build/aotc --target opencl --work build/opencl_layout_ops \
+  --filter '^test_((constant|edge|reflect|wrap)_pad|resize_upsample_scales_(nearest|linear|cubic)|resize_tf_crop_and_resize|convtranspose(_pads|_group_2|_3d)?)$' || status=1
+
 section "OpenCL on PoCL: error paths, emulated tensor cores"
 python3 tests/opencl/check_device_errors.py --aotc build/aotc --work build/opencl_errors || status=1
 # The tensor-core GEMM of the CUDA targets, its fragments emulated in OpenCL C (no GPU here).

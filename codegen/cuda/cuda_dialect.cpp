@@ -166,4 +166,10 @@ std::string CudaDialect::math(const std::string& fn, DType t) const {
   return compute_type(t) == "float" ? fn + "f" : fn;
 }
 
+// A static const array in a kernel is one copy in global (cached) memory, not one per thread.
+std::string CudaDialect::constant_table(const std::string& type, const std::string& name,
+                                        const std::vector<std::string>& values) const {
+  return fmt::format("static const {} {}[{}] = {};", type, name, values.size(), table_initializer(values));
+}
+
 }  // namespace aotc::codegen

@@ -94,6 +94,9 @@ const DeviceKernelRegistry& DeviceKernelRegistry::instance() {
     register_reduce_device_kernels(r);
     register_norm_device_kernels(r);
     register_index_device_kernels(r);
+    register_pad_device_kernels(r);
+    register_resize_device_kernels(r);
+    register_conv_transpose_device_kernels(r);
     return r;
   }();
   return registry;

@@ -157,6 +157,9 @@ void register_pool_device_kernels(DeviceKernelRegistry& r);
 void register_reduce_device_kernels(DeviceKernelRegistry& r);
 void register_norm_device_kernels(DeviceKernelRegistry& r);
 void register_index_device_kernels(DeviceKernelRegistry& r);
+void register_pad_device_kernels(DeviceKernelRegistry& r);
+void register_resize_device_kernels(DeviceKernelRegistry& r);
+void register_conv_transpose_device_kernels(DeviceKernelRegistry& r);
 
 // Helpers for emitters.
 

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace aotc::codegen {
 
 std::string KernelDialect::cast(const std::string& type, const std::string& value) const {
@@ -10,6 +12,17 @@ std::string KernelDialect::cast(const std::string& type, const std::string& valu
 }
 
 const MatrixUnit* KernelDialect::matrix_unit(DType) const { return nullptr; }
+
+std::string table_initializer(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
+  return out + "}";
+}
+
+std::string KernelDialect::constant_table(const std::string& type, const std::string& name,
+                                          const std::vector<std::string>& values) const {
+  return fmt::format("const {} {}[{}] = {};", type, name, values.size(), table_initializer(values));
+}
 
 std::string qualify_helper(const std::string& text, const std::string& qualifier) {
   if (qualifier.empty()) return text;

@@ -59,6 +59,12 @@ class KernelDialect {
   virtual std::string local_array(const std::string& type, const std::string& name, int64_t count,
                                   int64_t alignment = 0) const = 0;
 
+  /// Declares, in the outermost scope of a kernel body, a read-only table `name` of `type`
+  /// holding `values` (literals): per-position indices and weights baked at compile time.
+  /// Default: a const array (private memory); dialects with constant memory put it there.
+  virtual std::string constant_table(const std::string& type, const std::string& name,
+                                     const std::vector<std::string>& values) const;
+
   // --- Matrix units ------------------------------------------------------------------------
 
   /// The unit that multiplies operands of dtype `operand` with float accumulation (tensor
@@ -93,6 +99,9 @@ class KernelDialect {
   virtual std::string float_bits(const std::string& f) const = 0;
   virtual std::string bits_float(const std::string& u) const = 0;
 };
+
+/// "{a, b, c}": the initializer of a table (KernelDialect::constant_table).
+std::string table_initializer(const std::vector<std::string>& values);
 
 /// A helper function's text (comment lines, then one definition) with `qualifier` before its
 /// definition (KernelDialect::helper_qualifier).

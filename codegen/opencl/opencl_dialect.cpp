@@ -152,4 +152,10 @@ std::string OpenClDialect::literal(DType t, double v) const {
   return fmt::format("{}", i);
 }
 
+// OpenCL C allows __constant variables in the outermost scope of a kernel function.
+std::string OpenClDialect::constant_table(const std::string& type, const std::string& name,
+                                          const std::vector<std::string>& values) const {
+  return fmt::format("__constant {} {}[{}] = {};", type, name, values.size(), table_initializer(values));
+}
+
 }  // namespace aotc::codegen

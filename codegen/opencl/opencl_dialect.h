@@ -23,6 +23,8 @@ class OpenClDialect : public KernelDialect {
   std::string local_id(int axis) const override;
   std::string group_id(int axis) const override;
   std::string barrier() const override;
+  std::string constant_table(const std::string& type, const std::string& name,
+                             const std::vector<std::string>& values) const override;
   std::string local_array(const std::string& type, const std::string& name, int64_t count,
                           int64_t alignment = 0) const override;
   std::string storage_type(DType t) const override;

@@ -28,6 +28,8 @@ void register_all_converters(ConverterRegistry& r) {
   register_grid_converters(r);
   register_signal_converters(r);
   register_selection_converters(r);
+  register_training_converters(r);
+  register_ml_converters(r);
 }
 
 }  // namespace aotc::frontend

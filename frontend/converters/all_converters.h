@@ -29,6 +29,8 @@ void register_integer_converters(ConverterRegistry& r);
 void register_grid_converters(ConverterRegistry& r);
 void register_signal_converters(ConverterRegistry& r);
 void register_selection_converters(ConverterRegistry& r);
+void register_training_converters(ConverterRegistry& r);
+void register_ml_converters(ConverterRegistry& r);
 
 void register_all_converters(ConverterRegistry& r);
 
