@@ -247,8 +247,7 @@ Status GraphConverter::convert_one(const FlatNode& n) {
       return Status::ok();
     }
     AOTC_ASSIGN_OR_RETURN(std::vector<FlatNode> expansion, expand_flex_attention(*this, n, inputs));
-    splice(std::move(expansion));
-    return Status::ok();
+    return splice(n, std::move(expansion));
   }
   const Converter* converter = nullptr;
   bool is_constant = false;
