@@ -244,6 +244,7 @@ Expected<std::vector<PackageFile>> package_schedules(const std::vector<std::stri
                   weights_file ? options.name + ".weights" : "",
                   options.threads,
                   options.profile};
+  spec.poison_arena = options.poison_arena;
   int64_t schedule_arena = 0;
   if (bucketed) {
     spec.symbols = symbols;
@@ -439,6 +440,12 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   package.arena_limit = options.arena_limit;
   package.threads = options.threads;
   package.profile = options.profile;
+  package.poison_arena = options.poison_arena;
+  if (options.poison_arena && target.facts().emitter != "cpp") {
+    return invalid_model("--poison-arena fills the host arena of the C++ CPU targets; {} packages keep their "
+                         "activations in device memory",
+                         options.target);
+  }
 
   // Parsing first: the reader explains a missing, empty or truncated file best.
   AOTC_ASSIGN_OR_RETURN(auto proto, frontend::read_onnx_model(options.model_path));
