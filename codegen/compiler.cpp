@@ -12,6 +12,7 @@
 
 #include <fmt/ranges.h>
 
+#include "codegen/arena_poison.h"
 #include "codegen/memory_timeline.h"
 #include "graph/ops/control_flow.h"
 #include "codegen/package_api.h"
@@ -244,7 +245,6 @@ Expected<std::vector<PackageFile>> package_schedules(const std::vector<std::stri
                   weights_file ? options.name + ".weights" : "",
                   options.threads,
                   options.profile};
-  spec.poison_arena = options.poison_arena;
   int64_t schedule_arena = 0;
   if (bucketed) {
     spec.symbols = symbols;
@@ -516,6 +516,7 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
       return in_model(files.status().with_context("--buckets " + buckets_flag_text(options.buckets)));
   }
   if (!files.has_value()) return in_model(files.status());
+  if (options.poison_arena) AOTC_RETURN_IF_ERROR(codegen::poison_arena_in_runner(*files));
   if (options.dump_kernels)
     files->push_back(PackageFile{"dump_manifest.json", codegen::dump_manifest_json(result.dumped)});
   AOTC_RETURN_IF_ERROR(codegen::write_package(*files, options.output_dir));

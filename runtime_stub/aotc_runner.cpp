@@ -700,6 +700,7 @@ bool Runner::prepare_run(const std::vector<std::string>& files) {
 }
 
 aotc_status Runner::run_model() {
+  if (model_.poison_arena && arena_) std::memset(arena_.get(), 0xFF, model_.arena_bytes);
   if (model_.buckets != nullptr && model_.run_dims != nullptr)
     return model_.run_dims(context_.get(), sizes_.data(), input_ptrs_.data(), output_ptrs_.data());
   return model_.run(context_.get(), input_ptrs_.data(), output_ptrs_.data());

@@ -137,9 +137,6 @@ struct ModuleSpec {
   /// Time every kernel call (--profile): the package exports <name>_profile and its runner
   /// prints the per-node table with --profile. Only the C++ CPU emitter offers it.
   bool profile = false;
-  /// --poison-arena: every run first fills the arena with 0xFF bytes (NaN in every float type),
-  /// so a kernel that reads memory no kernel of this run wrote yields NaN (`aotc verify`).
-  bool poison_arena = false;
   /// Bucketed packages (--buckets): the bucketed symbols and every schedule, smallest sizes
   /// first; `graph` and `arena` above are the last (largest) one's. The emitter renders one run
   /// function per schedule and hands them to the shared dispatcher of codegen/package_api.h.

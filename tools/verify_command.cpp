@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <regex>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -68,7 +69,7 @@ int run_shell(const std::string& command) {
   return status == -1 ? -1 : WEXITSTATUS(status);
 }
 
-std::string quoted(const std::string& s) {
+std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
@@ -155,7 +156,7 @@ void run_verify(const VerifyArgs& args) {
     fs::path p = out / "inputs" / fmt::format("input_{}.pb", k);
     Status s = frontend::write_tensor_file(p.string(), inputs[k], graph.inputs()[k]->name());
     if (!s.is_ok()) fail(s);
-    input_flags += " --input " + quoted(fs::absolute(p).string());
+    input_flags += " --input " + shell_quote(fs::absolute(p).string());
   }
 
   // The reference value of every node output (the unfused fp32 graph; names match the kernels').
@@ -174,7 +175,7 @@ void run_verify(const VerifyArgs& args) {
   for (size_t k = 0; k < inputs.size(); ++k) reference_of.emplace(graph.inputs()[k]->name(), &inputs[k]);
 
   std::string defines;
-  for (const std::string& d : args.cmake_defines) defines += " " + quoted("-D" + d);
+  for (const std::string& d : args.cmake_defines) defines += " " + shell_quote("-D" + d);
   const fs::path pkg = fs::absolute(args.package.empty() ? out / "package" : fs::path(args.package));
   const fs::path log = fs::absolute(out / "build.log");
   const fs::path dump = fs::absolute(out / "dump");
@@ -185,7 +186,7 @@ void run_verify(const VerifyArgs& args) {
     std::vector<codegen::DumpedValue> dumped;
     std::string runner = (pkg / "build" / "verified_run").string();
     if (!args.package.empty()) {
-      Expected<std::vector<codegen::DumpedValue>> manifest = read_dump_manifest((pkg / "dump_manifest.json").string());
+      Expected<std::vector<codegen::DumpedValue>> manifest = codegen::read_dump_manifest((pkg / "dump_manifest.json").string());
       if (!manifest) fail(manifest.status());
       dumped = std::move(*manifest);
     }
@@ -213,7 +214,7 @@ void run_verify(const VerifyArgs& args) {
       std::fprintf(stderr, "aotc verify: building the package (log: %s)\n", log.c_str());
       if (run_shell(fmt::format("cmake -S {0} -B {0}/build -G Ninja -DCMAKE_BUILD_TYPE=Release{1} > {2} 2>&1 && "
                                 "cmake --build {0}/build >> {2} 2>&1",
-                                quoted(pkg.string()), defines, quoted(log.string()))) != 0)
+                                shell_quote(pkg.string()), defines, shell_quote(log.string()))) != 0)
         fail_io(fmt::format("{}: the package for {} did not build (see {}):\n{}", args.model, args.target,
                             log.string(), tail_of_file(log)));
     }
@@ -225,8 +226,8 @@ void run_verify(const VerifyArgs& args) {
         if (entry.path().filename().string().ends_with("_run")) runner = entry.path().string();
       if (runner.empty()) fail_io(fmt::format("--package {}: no <name>_run was built", args.package));
     }
-    if (run_shell(fmt::format("{} {} --output-dir {} > {} 2>&1", quoted(runner),
-                              input_flags + (args.poison_arena ? " --poison-outputs" : ""), quoted(dump.string()), quoted(run_log.string()))) != 0)
+    if (run_shell(fmt::format("{} {} --output-dir {} > {} 2>&1", shell_quote(runner),
+                              input_flags + (args.poison_arena ? " --poison-outputs" : ""), shell_quote(dump.string()), shell_quote(run_log.string()))) != 0)
       fail_io(fmt::format("{}: the package for {} failed to run: {}", args.model, args.target, tail_of_file(run_log)));
     std::vector<NodeError> measured;
     std::map<std::string, double> max_rel_of;  // by value, for the amplification
@@ -234,6 +235,11 @@ void run_verify(const VerifyArgs& args) {
     for (const codegen::DumpedValue& d : dumped) {
       NodeError e;
       auto ref = reference_of.find(d.value);
+      // A value --precision converted (passes/lower_precision.cpp names it "<value>_fp32" or
+      // "_fp16", "_bf16", uniquified "_<n>") holds the reference value of the original.
+      static const std::regex converted("(.*)_(fp32|fp16|bf16)(_[0-9]+)?");
+      std::smatch m;
+      if (ref == reference_of.end() && std::regex_match(d.value, m, converted)) ref = reference_of.find(m[1].str());
       if (ref == reference_of.end()) {
         e.note = "no reference value of this name";
       } else {

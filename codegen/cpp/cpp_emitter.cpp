@@ -104,10 +104,6 @@ class CppModuleEmitter {
     run_.line("const unsigned char* const weights = ctx->weights;");
     run_.line("(void)arena;");
     run_.line("(void)weights;");
-    if (spec_.poison_arena) {
-      run_.line("// --poison-arena: what a kernel reads without any kernel of this run writing it is NaN.");
-      run_.line("__builtin_memset(arena, 0xFF, {}_ARENA_BYTES);", uname_);
-    }
     if (threaded()) {
       run_.line("// Kernels take the pool; its state is synchronisation only, not model state.");
       run_.line("aotc_thread_pool* const pool = const_cast<aotc_thread_pool*>(&ctx->pool);");
