@@ -87,6 +87,31 @@ def check_poison(aotc, work):
         failures.append(f"poison: {results}")
 
 
+def check_in_browser(page):
+    """Loads verify.html in headless Chromium and checks that the rendered page has the depth plot
+    and shows the first divergent node's histogram and CDF (the selector's script ran)."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        print("skip: headless browser check: chromium not found (apt-get install chromium)")
+        return
+    try:
+        p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+                           capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        print("skip: headless browser check: chromium did not finish in 120 s")
+        return
+    if p.returncode != 0 or "<html" not in p.stdout:
+        print(f"skip: headless browser check: chromium could not start: {p.stderr.strip()[-300:]}")
+        return
+    dom = p.stdout
+    shown = re.search(r'<div class="node-plots" id="plots-(\d+)" style="display: block;?">', dom)
+    ok = 'id="depth"' in dom and shown is not None and 'class="hist"' in dom and 'class="cdf"' in dom
+    print(f"{'ok' if ok else 'FAIL'}: verify.html in headless Chromium: depth plot, node {shown and shown.group(1)} "
+          "histogram and CDF shown")
+    if not ok:
+        failures.append("verify.html in Chromium: " + dom[:2000])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("aotc")
@@ -115,6 +140,7 @@ def main():
         print(f"     --keep-fp32 auto kept {report['keep_fp32']}")
 
     check_poison(aotc, work)
+    check_in_browser(work / "cancel_fp16" / "verify.html")
 
     # --baseline: the x86-64 errors of cancel_fused against mlu370's grow; against themselves not.
     base = work / "cancel_fused_x86" / "verify.json"
