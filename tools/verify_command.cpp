@@ -109,8 +109,8 @@ void run_verify(const VerifyArgs& args) {
   if (!target)
     fail(invalid_model("unknown target '{}' (known targets: {})", args.target, TargetRegistry::instance().names()));
   if (target->facts().emitter == "cuda")
-    fail(unsupported("{}: target {} cannot run here: its packages need an NVIDIA GPU and CUDA runtime; "
-                     "`aotc compare` gives its estimates",
+    fail(unsupported("{}: target {} cannot run here: its packages need an NVIDIA GPU and the CUDA "
+                     "runtime, which aotc verify does not use yet",
                      args.model, args.target));
   auto options = args.flags.resolve();
   if (!options) fail(options.status());
