@@ -12,6 +12,7 @@
 
 #include <fmt/ranges.h>
 
+#include "codegen/arena_poison.h"
 #include "codegen/memory_timeline.h"
 #include "graph/ops/control_flow.h"
 #include "codegen/package_api.h"
@@ -444,6 +445,12 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
   package.threads = options.threads;
   package.profile = options.profile;
   package.compensated_sums = options.compensated_sums;
+  package.poison_arena = options.poison_arena;
+  if (options.poison_arena && target.facts().emitter != "cpp") {
+    return invalid_model("--poison-arena fills the host arena of the C++ CPU targets; {} packages keep their "
+                         "activations in device memory",
+                         options.target);
+  }
 
   // Parsing first: the reader explains a missing, empty or truncated file best.
   AOTC_ASSIGN_OR_RETURN(auto proto, frontend::read_onnx_model(options.model_path));
@@ -525,6 +532,7 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
       return in_model(files.status().with_context("--buckets " + buckets_flag_text(options.buckets)));
   }
   if (!files.has_value()) return in_model(files.status());
+  if (options.poison_arena) AOTC_RETURN_IF_ERROR(codegen::poison_arena_in_runner(*files));
   if (options.dump_kernels)
     files->push_back(PackageFile{"dump_manifest.json", codegen::dump_manifest_json(result.dumped)});
   AOTC_RETURN_IF_ERROR(codegen::write_package(*files, options.output_dir));

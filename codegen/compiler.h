@@ -50,6 +50,8 @@ struct CompileOptions {
   /// --dump-kernels: every kernel's output becomes an extra package output, listed in the
   /// package's dump_manifest.json (codegen/kernel_dump.h; what `aotc verify` compares).
   bool dump_kernels = false;
+  /// --poison-arena: each run fills the arena with NaN first (ModuleSpec::poison_arena).
+  bool poison_arena = false;
   /// --precision and --keep-fp32: float32 values stored at 16 bits on the targets that offer it
   /// (TargetFacts::precisions); graph inputs and outputs stay float32.
   PrecisionOptions precision;
@@ -89,6 +91,7 @@ struct PackageOptions {
   int threads = 1;          ///< As CompileOptions::threads.
   bool profile = false;     ///< As CompileOptions::profile.
   bool compensated_sums = false;  ///< As CompileOptions::compensated_sums.
+  bool poison_arena = false;  ///< As CompileOptions::poison_arena.
 };
 
 /// Checks that the target accepts every node (naming all refused ones), plans memory (checking

@@ -1,6 +1,9 @@
 #include "codegen/kernel_dump.h"
 
+#include <fstream>
 #include <map>
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +39,25 @@ std::string dump_manifest_json(const std::vector<DumpedValue>& dumped) {
                        {"model_output", d.model_output}});
   }
   return nlohmann::json{{"kernels", kernels}}.dump(1) + "\n";
+}
+
+Expected<std::vector<DumpedValue>> read_dump_manifest(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    return Status::error(ErrorKind::kIo, fmt::format("{}: cannot read (compile the package with --dump-kernels)", path));
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.contains("kernels") || !j["kernels"].is_array())
+    return invalid_model("{}: not a dump manifest", path);
+  std::vector<DumpedValue> out;
+  try {
+    for (const auto& k : j["kernels"])
+      out.push_back(DumpedValue{k.at("output_index").get<int>(), k.at("value").get<std::string>(),
+                                k.at("node").get<std::string>(), k.at("op").get<std::string>(),
+                                k.at("inputs").get<std::vector<std::string>>(), k.at("model_output").get<bool>()});
+  } catch (const nlohmann::json::exception& e) {
+    return invalid_model("{}: not a dump manifest: {}", path, e.what());
+  }
+  return out;
 }
 
 }  // namespace aotc::codegen

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/status.h"
 
 namespace aotc::codegen {
 
@@ -27,5 +28,7 @@ std::vector<DumpedValue> expose_kernel_outputs(Graph& graph);
 
 /// The manifest the package carries as dump_manifest.json.
 std::string dump_manifest_json(const std::vector<DumpedValue>& dumped);
+/// Reads a package's dump_manifest.json back.
+Expected<std::vector<DumpedValue>> read_dump_manifest(const std::string& path);
 
 }  // namespace aotc::codegen

@@ -67,6 +67,7 @@ struct Options {
   long flush_bytes = 0;
   bool print = false;
   bool profile = false;
+  bool poison_outputs = false;
   bool help = false;
 };
 
@@ -137,6 +138,10 @@ bool Runner::parse_args(int argc, char** argv) {
       options_.profile = true;
       continue;
     }
+    if (arg == "--poison-outputs") {
+      options_.poison_outputs = true;
+      continue;
+    }
     // Accept both "--flag VALUE" and "--flag=VALUE".
     std::string flag = arg, value;
     bool has_value = false;
@@ -183,7 +188,7 @@ bool Runner::parse_args(int argc, char** argv) {
 void Runner::print_usage() const {
   std::printf(
       "usage: %s [--input FILE.pb]... [--output-dir DIR] [--weights FILE] [--bench N] [--flush BYTES]\n"
-      "       [--print] [--profile] [--run-list FILE]\n\n"
+      "       [--print] [--profile] [--poison-outputs] [--run-list FILE]\n\n"
       "Runs the model '%s' once and writes output_<k>.pb (ONNX TensorProto) for each output.\n\n"
       "  --input FILE.pb   an input as an ONNX TensorProto, in graph-input order; give one per\n"
       "                    input or none (then deterministic inputs are generated)\n"
@@ -197,6 +202,8 @@ void Runner::print_usage() const {
       "  --profile         print the milliseconds per run of every node, slowest first (the\n"
       "                    package must be compiled with `aotc compile --profile`; use --bench N\n"
       "                    for steady figures)\n"
+      "  --poison-outputs  fill the output buffers with 0xFF bytes (NaN) before the run, so that\n"
+      "                    elements the model never writes show up (aotc verify --poison-arena)\n"
       "  --run-list FILE   run once per line of FILE, a line holding \"--input FILE.pb ...\n"
       "                    --output-dir DIR\" (the model is initialised once for all)\n\n",
       program_.c_str(), model_.name ? model_.name : "model",
@@ -682,6 +689,8 @@ bool Runner::prepare_run(const std::vector<std::string>& files) {
     int ok = 0;
     output_bytes_[static_cast<size_t>(k)] = aotc_onnx_dtype_bytes(model_.outputs[k].onnx_dtype, count, &ok);
     outputs_.push_back(allocate_aligned(output_bytes_[static_cast<size_t>(k)]));
+    // NaN in every float type: an output element the model never writes shows up (aotc verify).
+    if (options_.poison_outputs) std::memset(outputs_.back().get(), 0xFF, output_bytes_[static_cast<size_t>(k)]);
   }
   input_ptrs_.clear();
   output_ptrs_.clear();
@@ -691,6 +700,7 @@ bool Runner::prepare_run(const std::vector<std::string>& files) {
 }
 
 aotc_status Runner::run_model() {
+  if (model_.poison_arena && arena_) std::memset(arena_.get(), 0xFF, model_.arena_bytes);
   if (model_.buckets != nullptr && model_.run_dims != nullptr)
     return model_.run_dims(context_.get(), sizes_.data(), input_ptrs_.data(), output_ptrs_.data());
   return model_.run(context_.get(), input_ptrs_.data(), output_ptrs_.data());

@@ -64,6 +64,10 @@ typedef struct aotc_model_desc {
   const aotc_bucket_table* buckets;
   aotc_status (*run_dims)(void* ctx, const int64_t* dims, const void* const* inputs,
                           void* const* outputs);
+  /* Non-zero for packages compiled with --poison-arena: the runner fills the arena with 0xFF
+   * bytes (NaN in every float type) before every run, so that a kernel reading memory no kernel
+   * of the run wrote yields NaN (aotc verify names it). */
+  int poison_arena;
 } aotc_model_desc;
 
 /* Parses the command line, runs the model and returns the process exit code (0 on success). */

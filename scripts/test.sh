@@ -163,6 +163,17 @@ section "npu-tiled: distribution legalization of a Qwen2-style layer at a sample
 python3 tests/tiled/sweep_qwen2_distribution.py --aotc build/aotc --tiles 4 \
   --lengths 1,2,3,7,16,17,64,100,255,333,336,512 --work build/qwen2_sweep || status=1
 
+# aotc verify (docs/verify.md): models built to diverge at a known node on x86-64 and mlu370 (fp32
+# and fp16), models that must name nothing, an injected uninitialised read caught by
+# --poison-arena, --baseline and bad input (~4 minutes); models/ MLP and BERT at test sizes on
+# x86-64 and on mlu370 (IEEE build), one batch build each (under a minute each).
+section "aotc verify: divergence at known nodes, --poison-arena, --baseline; models/ MLP and BERT on x86-64 and mlu370"
+python3 tests/verify/check_verify.py build/aotc --work build/verify_checks || status=1
+python3 tests/verify/verify_models.py --aotc build/aotc --target x86-64 --models mlp,bert \
+  --work build/verify_models_x86 || status=1
+python3 tests/verify/verify_models.py --aotc build/aotc --target mlu370 --models mlp,bert \
+  --cmake-define AOTC_MLU_NUMERICS=ieee --work build/verify_models_mlu || status=1
+
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
 section "CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then

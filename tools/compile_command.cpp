@@ -184,6 +184,9 @@ void add_compile_command(CLI::App& app) {
   cmd->add_flag("--dump-kernels", o.dump_kernels,
                 "Make every kernel's output an extra package output, listed in dump_manifest.json "
                 "(what `aotc verify` compares)");
+  cmd->add_flag("--poison-arena", o.poison_arena,
+                "Fill the arena with NaN before every run, so that reads of memory no kernel wrote show "
+                "up in `aotc verify` (C++ CPU targets)");
   cmd->add_option("--print-ir-after", o.pipeline.print_ir_after,
                   "Print the IR to stderr after the named pass, or after all (repeatable)")
       ->allow_extra_args(false);

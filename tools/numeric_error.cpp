@@ -47,7 +47,7 @@ NodeError compare_tensors(const TensorData& actual, const TensorData& reference)
     double r = reference.get_double(i);
     if (std::isfinite(r)) sum_sq += r * r;
   }
-  const double floor = std::max({1e-3 * std::sqrt(sum_sq / std::max<int64_t>(n, 1)),
+  const double floor = std::max({0.1 * std::sqrt(sum_sq / std::max<int64_t>(n, 1)),
                                  static_cast<double>(std::numeric_limits<float>::denorm_min())});
   std::vector<double> rel(static_cast<size_t>(n));
   e.histogram.assign(kHistogramBuckets, 0);

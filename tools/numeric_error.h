@@ -32,8 +32,9 @@ struct NodeError {
   std::vector<int64_t> histogram;
 };
 
-/// The relative error of an element: |a - r| / max(|r|, 1e-3 * rms(r), smallest subnormal), so
-/// elements near zero in a tensor of larger values do not dominate; NaN or Inf where the
+/// The relative error of an element: |a - r| / max(|r|, 0.1 rms(r), smallest subnormal), so that
+/// elements near zero in a tensor of larger values (a sum that cancels, a pre-activation) do not
+/// dominate; NaN or Inf where the
 /// reference has none is an infinite error.
 NodeError compare_tensors(const TensorData& actual, const TensorData& reference);
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <regex>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@
 #include "graph/printable.h"
 #include "tools/commands.h"
 #include "tools/import_flags.h"
+#include "passes/lower_precision.h"
 #include "tools/numeric_error.h"
 
 namespace aotc::tools {
@@ -34,12 +36,16 @@ struct VerifyArgs {
   std::string target;
   std::vector<std::string> inputs;
   std::string precision = "fp32";
+  std::vector<std::string> keep_fp32;  ///< node names, or "auto"
   double tolerance = 1e-3;
   std::string output_dir;
   std::string baseline;
   double baseline_factor = 2.0;
   std::vector<std::string> cmake_defines;
   unsigned seed = 0;
+  bool poison_arena = false;
+  std::string package;  ///< a package compiled with --dump-kernels, used as it is
+  std::string runner;   ///< its <name>_run, built elsewhere (batch builds)
   ImportFlags flags;
 };
 
@@ -63,7 +69,7 @@ int run_shell(const std::string& command) {
   return status == -1 ? -1 : WEXITSTATUS(status);
 }
 
-std::string quoted(const std::string& s) {
+std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
@@ -84,17 +90,27 @@ std::string fmt_num(double v) {
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(fmt_num(v)); }
 
 void run_verify(const VerifyArgs& args) {
-  if (args.precision != "fp32")
-    fail(invalid_model("--precision {}: this build of aotc compiles fp32 packages only (reduced-precision "
-                       "modes come with `aotc compile --precision`)",
-                       args.precision));
+  Expected<DType> storage = parse_precision(args.precision);
+  if (!storage) fail(storage.status());
+  std::vector<std::string> keep_fp32;
+  bool keep_auto = false;
+  for (const std::string& list : args.keep_fp32)
+    for (size_t at = 0; at <= list.size();) {
+      size_t comma = std::min(list.find(',', at), list.size());
+      std::string name = list.substr(at, comma - at);
+      if (name == "auto") keep_auto = true;
+      else if (!name.empty()) keep_fp32.push_back(name);
+      at = comma + 1;
+    }
+  if (keep_auto && *storage == DType::kFloat32)
+    fail(invalid_model("--keep-fp32 auto: give --precision fp16 or bf16; an fp32 package keeps every node in fp32"));
   if (!(args.tolerance > 0)) fail(invalid_model("--tolerance {}: give a positive relative error", args.tolerance));
   const Target* target = TargetRegistry::instance().find(args.target);
   if (!target)
     fail(invalid_model("unknown target '{}' (known targets: {})", args.target, TargetRegistry::instance().names()));
   if (target->facts().emitter == "cuda")
-    fail(unsupported("{}: target {} cannot run here: its packages need an NVIDIA GPU and CUDA runtime; "
-                     "`aotc compare` gives its estimates",
+    fail(unsupported("{}: target {} cannot run here: its packages need an NVIDIA GPU and the CUDA "
+                     "runtime, which aotc verify does not use yet",
                      args.model, args.target));
   auto options = args.flags.resolve();
   if (!options) fail(options.status());
@@ -140,76 +156,144 @@ void run_verify(const VerifyArgs& args) {
     fs::path p = out / "inputs" / fmt::format("input_{}.pb", k);
     Status s = frontend::write_tensor_file(p.string(), inputs[k], graph.inputs()[k]->name());
     if (!s.is_ok()) fail(s);
-    input_flags += " --input " + quoted(fs::absolute(p).string());
+    input_flags += " --input " + shell_quote(fs::absolute(p).string());
   }
 
-  // The package with every kernel's output exposed.
-  CompileOptions compile;
-  compile.model_path = args.model;
-  compile.target = args.target;
-  compile.output_dir = (out / "package").string();
-  compile.name = "verified";
-  compile.import = *options;
-  compile.dump_kernels = true;
-  std::fprintf(stderr, "aotc verify: compiling %s for %s\n", args.model.c_str(), args.target.c_str());
-  Expected<CompileResult> compiled = compile_model(compile);
-  if (!compiled) fail(compiled.status());
-  std::string defines;
-  for (const std::string& d : args.cmake_defines) defines += " " + quoted("-D" + d);
-  const fs::path pkg = fs::absolute(out / "package");
-  const fs::path log = fs::absolute(out / "build.log");
-  std::fprintf(stderr, "aotc verify: building the package (log: %s)\n", log.c_str());
-  if (run_shell(fmt::format("cmake -S {0} -B {0}/build -G Ninja -DCMAKE_BUILD_TYPE=Release{1} > {2} 2>&1 && "
-                            "cmake --build {0}/build >> {2} 2>&1",
-                            quoted(pkg.string()), defines, quoted(log.string()))) != 0)
-    fail_io(fmt::format("{}: the package for {} did not build (see {}):\n{}", args.model, args.target, log.string(),
-                        tail_of_file(log)));
-  const fs::path dump = fs::absolute(out / "dump");
-  fs::remove_all(dump, ec);
-  const fs::path run_log = fs::absolute(out / "run.log");
-  if (run_shell(fmt::format("{} {} --output-dir {} > {} 2>&1", quoted((pkg / "build" / "verified_run").string()),
-                            input_flags, quoted(dump.string()), quoted(run_log.string()))) != 0)
-    fail_io(fmt::format("{}: the package for {} failed to run: {}", args.model, args.target, tail_of_file(run_log)));
-
-  // The reference value of every node output (the unfused graph; names match the kernels').
+  // The reference value of every node output (the unfused fp32 graph; names match the kernels').
   std::set<const Value*> outputs(graph.outputs().begin(), graph.outputs().end());
+  const size_t model_outputs = graph.outputs().size();
+  std::set<std::string> model_output_names;
+  for (const Value* v : graph.outputs()) model_output_names.insert(v->name());
   for (const Node* n : graph.nodes())
     for (Value* v : n->outputs())
       if (v != nullptr && !v->is_constant() && outputs.insert(v).second) graph.add_output(v);
+  (void)model_outputs;
   auto evaluated = interpret(graph, inputs);
   if (!evaluated) fail(evaluated.status().with_context(args.model));
   std::map<std::string, const TensorData*> reference_of;
   for (size_t k = 0; k < graph.outputs().size(); ++k) reference_of[graph.outputs()[k]->name()] = &(*evaluated)[k];
   for (size_t k = 0; k < inputs.size(); ++k) reference_of.emplace(graph.inputs()[k]->name(), &inputs[k]);
 
-  // Compare, in schedule order.
-  std::vector<NodeError> nodes;
-  std::map<std::string, double> max_rel_of;  // by value, for the amplification
-  for (size_t k = 0; k < inputs.size(); ++k) max_rel_of[graph.inputs()[k]->name()] = 0.0;
-  for (const codegen::DumpedValue& d : compiled->dumped) {
-    NodeError e;
-    e.node = d.node;
-    e.op = d.op;
-    e.value = d.value;
-    auto ref = reference_of.find(d.value);
-    if (ref == reference_of.end()) {
-      e.note = "no reference value of this name";
-      nodes.push_back(std::move(e));
-      continue;
+  std::string defines;
+  for (const std::string& d : args.cmake_defines) defines += " " + shell_quote("-D" + d);
+  const fs::path pkg = fs::absolute(args.package.empty() ? out / "package" : fs::path(args.package));
+  const fs::path log = fs::absolute(out / "build.log");
+  const fs::path dump = fs::absolute(out / "dump");
+  const fs::path run_log = fs::absolute(out / "run.log");
+  // Compiles the package with every kernel's output exposed, builds and runs it, and compares
+  // each kernel's output with the reference, in schedule order.
+  auto measure = [&](const std::vector<std::string>& keep) {
+    std::vector<codegen::DumpedValue> dumped;
+    std::string runner = (pkg / "build" / "verified_run").string();
+    if (!args.package.empty()) {
+      Expected<std::vector<codegen::DumpedValue>> manifest = codegen::read_dump_manifest((pkg / "dump_manifest.json").string());
+      if (!manifest) fail(manifest.status());
+      dumped = std::move(*manifest);
     }
-    auto actual = frontend::read_tensor_file((dump / fmt::format("output_{}.pb", d.output_index)).string());
-    if (!actual) fail(actual.status());
-    e = compare_tensors(actual->data, *ref->second);
-    e.node = d.node;
-    e.op = d.op;
-    e.value = d.value;
-    double input_rel = 0;
-    for (const std::string& in : d.inputs)
-      if (auto it = max_rel_of.find(in); it != max_rel_of.end()) input_rel = std::max(input_rel, it->second);
-    e.input_max_rel = input_rel;
-    e.amplification = amplification(e.max_rel, input_rel);
-    if (e.compared) max_rel_of[d.value] = e.max_rel;
-    nodes.push_back(std::move(e));
+    CompileOptions compile;
+    compile.model_path = args.model;
+    compile.target = args.target;
+    compile.output_dir = pkg.string();
+    compile.name = "verified";
+    compile.import = *options;
+    compile.dump_kernels = true;
+    compile.precision.storage = *storage;
+    compile.precision.keep_fp32 = keep;
+    compile.poison_arena = args.poison_arena;
+    std::fprintf(stderr, "aotc verify: compiling %s for %s (%s%s%s)\n", args.model.c_str(), args.target.c_str(),
+                 args.precision.c_str(), keep.empty() ? "" : ", fp32 kept: ",
+                 fmt::format("{}", fmt::join(keep, ",")).c_str());
+    if (args.package.empty()) {
+      Expected<CompileResult> compiled = compile_model(compile);
+      if (!compiled) fail(compiled.status());
+      dumped = std::move(compiled->dumped);
+    }
+    if (!args.runner.empty()) {
+      runner = fs::absolute(args.runner).string();
+    } else {
+      std::fprintf(stderr, "aotc verify: building the package (log: %s)\n", log.c_str());
+      if (run_shell(fmt::format("cmake -S {0} -B {0}/build -G Ninja -DCMAKE_BUILD_TYPE=Release{1} > {2} 2>&1 && "
+                                "cmake --build {0}/build >> {2} 2>&1",
+                                shell_quote(pkg.string()), defines, shell_quote(log.string()))) != 0)
+        fail_io(fmt::format("{}: the package for {} did not build (see {}):\n{}", args.model, args.target,
+                            log.string(), tail_of_file(log)));
+    }
+    std::error_code ignored;
+    fs::remove_all(dump, ignored);
+    if (!args.package.empty() && args.runner.empty()) {
+      runner.clear();
+      for (const auto& entry : fs::directory_iterator(pkg / "build", ignored))
+        if (entry.path().filename().string().ends_with("_run")) runner = entry.path().string();
+      if (runner.empty()) fail_io(fmt::format("--package {}: no <name>_run was built", args.package));
+    }
+    if (run_shell(fmt::format("{} {} --output-dir {} > {} 2>&1", shell_quote(runner),
+                              input_flags + (args.poison_arena ? " --poison-outputs" : ""), shell_quote(dump.string()), shell_quote(run_log.string()))) != 0)
+      fail_io(fmt::format("{}: the package for {} failed to run: {}", args.model, args.target, tail_of_file(run_log)));
+    std::vector<NodeError> measured;
+    std::map<std::string, double> max_rel_of;  // by value, for the amplification
+    for (size_t k = 0; k < inputs.size(); ++k) max_rel_of[graph.inputs()[k]->name()] = 0.0;
+    for (const codegen::DumpedValue& d : dumped) {
+      NodeError e;
+      auto ref = reference_of.find(d.value);
+      // A value --precision converted (passes/lower_precision.cpp names it "<value>_fp32" or
+      // "_fp16", "_bf16", uniquified "_<n>") holds the reference value of the original.
+      static const std::regex converted("(.*)_(fp32|fp16|bf16)(_[0-9]+)?");
+      std::smatch m;
+      if (ref == reference_of.end() && std::regex_match(d.value, m, converted)) ref = reference_of.find(m[1].str());
+      if (ref == reference_of.end()) {
+        e.note = "no reference value of this name";
+      } else {
+        auto actual = frontend::read_tensor_file((dump / fmt::format("output_{}.pb", d.output_index)).string());
+        if (!actual) fail(actual.status());
+        e = compare_tensors(actual->data, *ref->second);
+        double input_rel = 0;
+        for (const std::string& in : d.inputs)
+          if (auto it = max_rel_of.find(in); it != max_rel_of.end()) input_rel = std::max(input_rel, it->second);
+        e.input_max_rel = input_rel;
+        e.amplification = amplification(e.max_rel, input_rel);
+        if (e.compared) max_rel_of[d.value] = e.max_rel;
+      }
+      e.node = d.node;
+      e.op = d.op;
+      e.value = d.value;
+      measured.push_back(std::move(e));
+    }
+    return measured;
+  };
+  auto outputs_error = [&](const std::vector<NodeError>& measured) {
+    double worst = 0;
+    for (const NodeError& e : measured)
+      if (e.compared && model_output_names.count(e.value)) worst = std::max(worst, e.max_rel);
+    return worst;
+  };
+
+  std::vector<NodeError> nodes = measure(keep_fp32);
+  // --keep-fp32 auto: the node that amplifies the error most goes back to fp32, one at a time,
+  // until the model's outputs meet the tolerance.
+  json auto_steps = json::array();
+  if (keep_auto) {
+    constexpr int kMaxAutoSteps = 8;
+    for (int step = 0; step < kMaxAutoSteps && !(outputs_error(nodes) <= args.tolerance); ++step) {
+      const NodeError* pick = nullptr;
+      std::string onnx_node;
+      for (const NodeError& e : nodes) {
+        if (!e.compared) continue;
+        // --keep-fp32 takes ONNX node names: the node that computes the kernel's output value.
+        const Value* v = graph.find_value(e.value);
+        if (!v || !v->producer()) continue;
+        const std::string& name = v->producer()->name();
+        if (std::find(keep_fp32.begin(), keep_fp32.end(), name) != keep_fp32.end()) continue;
+        if (!pick || e.amplification > pick->amplification) pick = &e, onnx_node = name;
+      }
+      if (!pick) break;
+      auto_steps.push_back({{"keep_fp32", onnx_node}, {"outputs_max_rel_before", number_or_null(outputs_error(nodes))}});
+      keep_fp32.push_back(onnx_node);
+      nodes = measure(keep_fp32);
+      auto_steps.back()["outputs_max_rel_after"] = number_or_null(outputs_error(nodes));
+    }
+    std::printf("--keep-fp32 auto: %s (model outputs' max relative error %s, tolerance %s)\n",
+                keep_fp32.empty() ? "no node needed" : fmt::format("{}", fmt::join(keep_fp32, ",")).c_str(),
+                fmt_num(outputs_error(nodes)).c_str(), fmt_num(args.tolerance).c_str());
   }
   const NodeError* first = nullptr;
   for (const NodeError& e : nodes)
@@ -245,6 +329,8 @@ void run_verify(const VerifyArgs& args) {
                  {"precision", args.precision},
                  {"tolerance", args.tolerance},
                  {"seed", args.seed},
+                 {"keep_fp32", keep_fp32},
+                 {"keep_fp32_auto_steps", auto_steps},
                  {"first_divergent_node", first ? json(first->node) : json(nullptr)},
                  {"first_divergent_value", first ? json(first->value) : json(nullptr)}};
   json list = json::array();
@@ -288,7 +374,11 @@ void add_verify_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--tolerance", args->tolerance,
                   "Relative error past which a node diverges (default 1e-3)");
-  cmd->add_option("--precision", args->precision, "Precision of the package (fp32)");
+  cmd->add_option("--precision", args->precision, "Storage precision of the package: fp32 (default), fp16, bf16");
+  cmd->add_option("--keep-fp32", args->keep_fp32,
+                  "NODE,... kept in fp32 at a reduced --precision, or auto: the nodes that amplify the "
+                  "error most, one at a time until the model's outputs meet the tolerance")
+      ->allow_extra_args(false);
   cmd->add_option("--baseline", args->baseline,
                   "A verify.json of an earlier run: exit 3 when a node's max relative error grew beyond "
                   "--baseline-factor times its error there");
@@ -296,6 +386,14 @@ void add_verify_command(CLI::App& app) {
   cmd->add_option("--cmake-define", args->cmake_defines,
                   "NAME=VALUE for the package's CMake configure, e.g. AOTC_MLU_NUMERICS=ieee (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_flag("--poison-arena", args->poison_arena,
+                "Compile with --poison-arena and poison the output buffers too: a kernel reading memory "
+                "no kernel wrote gives NaN, named here (C++ CPU targets)");
+  cmd->add_option("--package", args->package,
+                  "Use this package, compiled with `aotc compile --dump-kernels` (built here unless built), "
+                  "instead of compiling MODEL");
+  cmd->add_option("--runner", args->runner,
+                  "With --package: its <name>_run, already built (e.g. in a batch of packages)");
   cmd->add_option("--seed", args->seed, "Seed of the generated inputs (default 0)");
   args->flags.add_to(cmd);
   for (const char* flag : {"--shape", "--const-input"}) cmd->get_option(flag)->allow_extra_args(false);
