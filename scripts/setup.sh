@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 DEBIAN_PACKAGES=(g++ cmake ninja-build python3 python3-pip libonnx-dev libprotobuf-dev
                  protobuf-compiler libfmt-dev libcli11-dev libgtest-dev libzstd-dev zstd nlohmann-json3-dev
                  opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
-                 clang)  # clang: the libFuzzer harnesses (tests/fuzz/)
+                 clang  # clang: the libFuzzer harnesses (tests/fuzz/)
+                 chromium)  # headless, for the verify.html check (tests/verify/check_verify.py)
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -95,7 +95,7 @@ def check_in_browser(page):
         print("skip: headless browser check: chromium not found (apt-get install chromium)")
         return
     try:
-        p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+        p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.resolve().as_uri()],
                            capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         print("skip: headless browser check: chromium did not finish in 120 s")
