@@ -12,15 +12,22 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
 
 status=0
+# Every failing step is recorded with its line here, and the list is printed at the end, so the
+# last lines of a long log (all CI keeps) say what failed.
+failures=()
+suite_failed() {
+  status=1
+  failures+=("${current_section%%:*}: line $1: $(sed -n "$1p" "$0" | sed 's/^ *//; s/ *|| suite_failed.*//')")
+}
 # Each suite's heading carries the time since the script started (set-up and build included), so a
 # run's log shows what each suite costs against CI's limit.
-section() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+section() { current_section="$*"; printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 section "unit and golden tests"
-(cd build && ctest --output-on-failure -j"$(nproc)") || status=1
+(cd build && ctest --output-on-failure -j"$(nproc)") || suite_failed $LINENO
 
 section "runtime stub: TensorProto reader on every ONNX test file (ASan/UBSan), packages built via runtime.cmake"
-python3 tests/runtime/check_node_tests.py || status=1
-python3 tests/runtime/check_runner_packages.py || status=1
+python3 tests/runtime/check_node_tests.py || suite_failed $LINENO
+python3 tests/runtime/check_runner_packages.py || suite_failed $LINENO
 
 # Robustness (docs/robustness.md): the libFuzzer harnesses of the importer + pipeline and of the
 # runtime stub's TensorProto reader, built (the importer's on build/libaotc_core.a) and run for
@@ -28,29 +35,29 @@ python3 tests/runtime/check_runner_packages.py || status=1
 # a small model as packages built and run under ASan/UBSan. Long runs and the ASan/UBSan build of
 # the compiler itself: docs/robustness.md.
 section "robustness: fuzzers (20 s each), packages under ASan/UBSan"
-{ tests/fuzz/build_fuzzers.sh && tests/fuzz/run_fuzzers.sh 20; } || status=1
-scripts/sanitizer_sample.sh || status=1
+{ tests/fuzz/build_fuzzers.sh && tests/fuzz/run_fuzzers.sh 20; } || suite_failed $LINENO
+scripts/sanitizer_sample.sh || suite_failed $LINENO
 
 section "ONNX node conformance (x86-64)"
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64 \
-  --work build/conformance --report docs/conformance.md || status=1
+  --work build/conformance --report docs/conformance.md || suite_failed $LINENO
 
 section "light models against onnxruntime (x86-64)"
 python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
-  --work build/light_models || status=1
+  --work build/light_models || suite_failed $LINENO
 
 section "models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
-python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || status=1
+python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || suite_failed $LINENO
 
 # Shape buckets (docs/buckets.md): one package per model with --buckets seq=16,...,512, every
 # length 1..512 against onnxruntime at that length on the host target (x86-64-avx512 where the CPU
 # has it, else AVX2), a sample of lengths (bucket boundaries) on x86-64 and on OpenCL (PoCL).
 section "shape buckets: BERT and Llama prefill, every length 1..512 (host), a sample on x86-64 and OpenCL"
-python3 tests/models/check_buckets.py --aotc build/aotc --target host --work build/buckets || status=1
+python3 tests/models/check_buckets.py --aotc build/aotc --target host --work build/buckets || suite_failed $LINENO
 python3 tests/models/check_buckets.py --aotc build/aotc --target x86-64 --lengths sample \
-  --work build/buckets_x86 || status=1
+  --work build/buckets_x86 || suite_failed $LINENO
 python3 tests/models/check_buckets.py --aotc build/aotc --target opencl --lengths sample \
-  --work build/buckets_opencl || status=1
+  --work build/buckets_opencl || suite_failed $LINENO
 
 # The ops with SIMD kernels (their node tests), six of the light models (other model structures
 # through the SIMD kernels and, on AVX-512, NCHWc regions: Inception's branches up to their
@@ -60,13 +67,13 @@ python3 tests/models/check_buckets.py --aotc build/aotc --target opencl --length
 SIMD_LIGHT_MODELS=densenet121,inception_v1,inception_v2,resnet50,shufflenet,squeezenet
 simd_suites() {
   python3 tests/conformance/run_node_tests.py --aotc build/aotc --target "$1" \
-    --work "build/conformance_$2" --filter 'matmul|gemm|conv' || status=1
+    --work "build/conformance_$2" --filter 'matmul|gemm|conv' || suite_failed $LINENO
   python3 tests/models/run_light_models.py --aotc build/aotc --target "$1" \
-    --models "$SIMD_LIGHT_MODELS" --work "build/light_models_$2" || status=1
+    --models "$SIMD_LIGHT_MODELS" --work "build/light_models_$2" || suite_failed $LINENO
   python3 tests/models/run_models.py --aotc build/aotc --target "$1" --threads 2 \
-    --work "build/models_$2" || status=1
+    --work "build/models_$2" || suite_failed $LINENO
   python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target "$1" \
-    --work "build/simd_kernels_$2" || status=1
+    --work "build/simd_kernels_$2" || suite_failed $LINENO
 }
 
 section "SIMD target (x86-64-avx2): node tests of the ops with SIMD kernels, light models, models/ on 2 threads, SIMD kernel edge cases"
@@ -86,7 +93,7 @@ fi
 # second candidate, all against onnxruntime; the errors of --tuning (docs/tuning.md). Full
 # sweep of every candidate: --sweep 3.
 section "aotc tune (host): a short tuning, candidate sweeps over the SIMD kernel cases, --tuning errors"
-python3 tests/simd/check_tuning.py --aotc build/aotc --target host --work build/tuning_check || status=1
+python3 tests/simd/check_tuning.py --aotc build/aotc --target host --work build/tuning_check || suite_failed $LINENO
 
 # OpenCL on PoCL. The node tests are the 436 of the tier-1 ops (tests/conformance/tier1_tests.txt),
 # not all 1765: PoCL compiles every distinct kernel when a package first runs, which makes each
@@ -96,19 +103,19 @@ python3 tests/simd/check_tuning.py --aotc build/aotc --target host --work build/
 section "OpenCL on PoCL: node tests of the tier-1 ops, device kernels against the reference, light models (device_checks.sh prepare, then run)"
 rm -rf build/device_checks_opencl
 scripts/device_checks.sh prepare opencl build/device_checks_opencl &&
-  scripts/device_checks.sh run opencl build/device_checks_opencl || status=1
+  scripts/device_checks.sh run opencl build/device_checks_opencl || suite_failed $LINENO
 
 # Pad, Resize and ConvTranspose are not tier-1 ops: a sample of their node tests, one per mode
 # (all 56 with --filter '^test_(constant_pad|edge_pad|reflect_pad|wrap_pad|resize|convtranspose)').
 section "OpenCL on PoCL: a sample of the Pad, Resize and ConvTranspose node tests"
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target opencl --work build/opencl_layout_ops \
-  --filter '^test_((constant|edge|reflect|wrap)_pad|resize_upsample_scales_(nearest|linear|cubic)|resize_tf_crop_and_resize|convtranspose(_pads|_group_2|_3d)?)$' || status=1
+  --filter '^test_((constant|edge|reflect|wrap)_pad|resize_upsample_scales_(nearest|linear|cubic)|resize_tf_crop_and_resize|convtranspose(_pads|_group_2|_3d)?)$' || suite_failed $LINENO
 
 section "OpenCL on PoCL: error paths, emulated tensor cores"
-python3 tests/opencl/check_device_errors.py --aotc build/aotc --work build/opencl_errors || status=1
+python3 tests/opencl/check_device_errors.py --aotc build/aotc --work build/opencl_errors || suite_failed $LINENO
 # The tensor-core GEMM of the CUDA targets, its fragments emulated in OpenCL C (no GPU here).
 python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/aotc_matrix_emulation \
-  --target opencl-matrix-emulation --filter '_b?f16' --work build/matrix_emulation || status=1
+  --target opencl-matrix-emulation --filter '_b?f16' --work build/matrix_emulation || suite_failed $LINENO
 
 # Ascend (ascend-910b) on aotc's host emulation of Ascend C (packages build against it by default;
 # its rule tests ran with the unit tests, build/aotc_ascendc_emulation_tests): the package's error
@@ -116,19 +123,19 @@ python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/
 # package builds its kernels against the emulation, so the full tier-1 list is a separate run:
 # run_node_tests.py --target ascend-910b --tests tests/conformance/tier1_tests.txt).
 section "Ascend (ascend-910b) on the Ascend C emulation: package error paths, models/ MLP, BERT and Llama, a sample of the node tests, SqueezeNet"
-python3 tests/ascendc/check_ascend_package.py --aotc build/aotc --work build/ascend_package_checks || status=1
+python3 tests/ascendc/check_ascend_package.py --aotc build/aotc --work build/ascend_package_checks || suite_failed $LINENO
 python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --models mlp,bert,llama \
-  --work build/models_ascend || status=1
+  --work build/models_ascend || suite_failed $LINENO
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target ascend-910b \
-  --tests tests/ascendc/node_tests_sample.txt --work build/conformance_ascend || status=1
+  --tests tests/ascendc/node_tests_sample.txt --work build/conformance_ascend || suite_failed $LINENO
 # One CNN on the cube (Conv as im2col + Mmad, pools, Concat): SqueezeNet, about 1 minute on 2
 # loaded cores (compile 1 s, package build 54 s, run 2 s).
 python3 tests/models/run_light_models.py --aotc build/aotc --target ascend-910b --models squeezenet \
-  --work build/light_models_ascend || status=1
+  --work build/light_models_ascend || suite_failed $LINENO
 # Pow's constant exponents on the vector unit (integer: products; others: exp(e ln x)), with
 # negative and zero bases, on both NPU targets (one small package each).
 for npu in ascend-910b mlu370; do
-  python3 tests/ascendc/check_pow_exponents.py --aotc build/aotc --target $npu --work build/pow_$npu || status=1
+  python3 tests/ascendc/check_pow_exponents.py --aotc build/aotc --target $npu --work build/pow_$npu || suite_failed $LINENO
 done
 
 # Cambricon MLU370 (mlu370) on aotc's host emulation of BANG C and CNRT (its rule tests ran with the
@@ -136,12 +143,12 @@ done
 # MLP and BERT and the node-test sample under IEEE numerics (-DAOTC_MLU_NUMERICS=ieee; the MLU370
 # model's error is measured in docs/bang.md). About 3 minutes.
 section "Cambricon MLU370 (mlu370) on the BANG C emulation: package error paths, numerics, models/ MLP and BERT, a sample of the node tests"
-python3 tests/bang/check_mlu_package.py --aotc build/aotc --work build/mlu_package_checks || status=1
+python3 tests/bang/check_mlu_package.py --aotc build/aotc --work build/mlu_package_checks || suite_failed $LINENO
 python3 tests/models/run_models.py --aotc build/aotc --target mlu370 --models mlp,bert \
-  --cmake-define AOTC_MLU_NUMERICS=ieee --work build/models_mlu || status=1
+  --cmake-define AOTC_MLU_NUMERICS=ieee --work build/models_mlu || suite_failed $LINENO
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target mlu370 \
   --tests tests/ascendc/node_tests_sample.txt --cmake-define AOTC_MLU_NUMERICS=ieee \
-  --work build/conformance_mlu || status=1
+  --work build/conformance_mlu || suite_failed $LINENO
 
 # Precision (docs/precision.md): models/ MLP stored in fp16 on ascend-910b within relative L2 1e-2;
 # --accumulate compensated on mlu370: an 8-layer stack under the MLU370 model must close at least
@@ -150,9 +157,9 @@ python3 tests/conformance/run_node_tests.py --aotc build/aotc --target mlu370 \
 # --layers 24 --width 256 --compensated).
 section "Precision: fp16 MLP on ascend-910b, compensated sums on mlu370 (8-layer stack)"
 python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --models mlp --precision fp16 \
-  --work build/models_ascend_fp16 || status=1
+  --work build/models_ascend_fp16 || suite_failed $LINENO
 python3 tests/bang/measure_numerics.py --aotc build/aotc --work build/mlu_compensated --layers 8 \
-  --width 128 --batch 8 --every 8 --compensated --require-closed 75 || status=1
+  --width 128 --batch 8 --every 8 --compensated --require-closed 75 || suite_failed $LINENO
 
 # npu-tiled (docs/npu-tiled.md): its golden tests ran with the unit tests
 # (tests/passes/legalize_distribution.aotc); here a Qwen2-style decoder layer (28 query heads,
@@ -161,18 +168,18 @@ python3 tests/bang/measure_numerics.py --aotc build/aotc --work build/mlu_compen
 # is --lengths 1-512 (about 40 minutes).
 section "npu-tiled: distribution legalization of a Qwen2-style layer at a sample of prompt lengths"
 python3 tests/tiled/sweep_qwen2_distribution.py --aotc build/aotc --tiles 4 \
-  --lengths 1,2,3,7,16,17,64,100,255,333,336,512 --work build/qwen2_sweep || status=1
+  --lengths 1,2,3,7,16,17,64,100,255,333,336,512 --work build/qwen2_sweep || suite_failed $LINENO
 
 # aotc verify (docs/verify.md): models built to diverge at a known node on x86-64 and mlu370 (fp32
 # and fp16), models that must name nothing, an injected uninitialised read caught by
 # --poison-arena, --baseline and bad input (~4 minutes); models/ MLP and BERT at test sizes on
 # x86-64 and on mlu370 (IEEE build), one batch build each (under a minute each).
 section "aotc verify: divergence at known nodes, --poison-arena, --baseline; models/ MLP and BERT on x86-64 and mlu370"
-python3 tests/verify/check_verify.py build/aotc --work build/verify_checks || status=1
+python3 tests/verify/check_verify.py build/aotc --work build/verify_checks || suite_failed $LINENO
 python3 tests/verify/verify_models.py --aotc build/aotc --target x86-64 --models mlp,bert \
-  --work build/verify_models_x86 || status=1
+  --work build/verify_models_x86 || suite_failed $LINENO
 python3 tests/verify/verify_models.py --aotc build/aotc --target mlu370 --models mlp,bert \
-  --cmake-define AOTC_MLU_NUMERICS=ieee --work build/verify_models_mlu || status=1
+  --cmake-define AOTC_MLU_NUMERICS=ieee --work build/verify_models_mlu || suite_failed $LINENO
 
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
 section "CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"
@@ -181,16 +188,21 @@ if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 if command -v nvcc >/dev/null; then
   python3 tests/models/run_light_models.py --aotc build/aotc --target cuda-sm90 --build-only \
-    --work build/light_models_cuda || status=1
+    --work build/light_models_cuda || suite_failed $LINENO
   python3 tests/opencl/check_device_kernels.py --aotc build/aotc --target cuda-sm90 --build-only \
-    --work build/cuda_kernels || status=1
+    --work build/cuda_kernels || suite_failed $LINENO
   python3 tests/opencl/check_device_kernels.py --aotc build/aotc --target cuda-sm80 --build-only \
-    --filter '^(matmul|gemv|conv)_b?f16' --work build/cuda80_kernels || status=1
+    --filter '^(matmul|gemv|conv)_b?f16' --work build/cuda80_kernels || suite_failed $LINENO
 else
   echo "FAILED: nvcc not found (install the CUDA toolkit): the CUDA packages cannot be built"
-  status=1
+  suite_failed $LINENO
 fi
 
 section "done"
-[ $status -eq 0 ] && echo "test.sh: all suites passed" || echo "test.sh: FAILURES above"
+if [ $status -eq 0 ]; then
+  echo "test.sh: all suites passed"
+else
+  echo "test.sh: ${#failures[@]} step(s) FAILED (their output is above):"
+  printf '  %s\n' "${failures[@]}"
+fi
 exit $status
