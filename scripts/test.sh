@@ -119,12 +119,13 @@ python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/
 
 # Ascend (ascend-910b) on aotc's host emulation of Ascend C (packages build against it by default;
 # its rule tests ran with the unit tests, build/aotc_ascendc_emulation_tests): the package's error
-# paths, models/ MLP, BERT and Llama, and a sample of the node tests, one or two per tile planner (every
+# paths, models/ MLP, BERT, Llama, CRNN and Silero VAD, and a sample of the node tests, one or two per tile planner (every
 # package builds its kernels against the emulation, so the full tier-1 list is a separate run:
 # run_node_tests.py --target ascend-910b --tests tests/conformance/tier1_tests.txt).
-section "Ascend (ascend-910b) on the Ascend C emulation: package error paths, models/ MLP, BERT and Llama, a sample of the node tests, SqueezeNet"
+section "Ascend (ascend-910b) on the Ascend C emulation: package error paths, models/ MLP, BERT, Llama, CRNN and Silero VAD, a sample of the node tests, SqueezeNet"
 python3 tests/ascendc/check_ascend_package.py --aotc build/aotc --work build/ascend_package_checks || suite_failed $LINENO
-python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --models mlp,bert,llama \
+# CRNN and Silero VAD: LSTMs unrolled, the sample rate's If if-converted (passes/decompose_for_target.h).
+python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --models mlp,bert,llama,crnn,silero_vad \
   --work build/models_ascend || suite_failed $LINENO
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target ascend-910b \
   --tests tests/ascendc/node_tests_sample.txt --work build/conformance_ascend || suite_failed $LINENO
