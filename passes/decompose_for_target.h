@@ -31,8 +31,8 @@ Expected<bool> unroll_lstm(Graph& graph, Node* lstm, PassStatistics& stats);
 /// unchanged) when a branch holds control flow of its own.
 Expected<bool> predicate_if(Graph& graph, Node* if_node, PassStatistics& stats);
 
-/// Replaces one Pad node with static pads by Gathers or Concats; false when its pads or pad
-/// value are not constants.
+/// Replaces one Pad node with static pads by Gathers or Concats; false when its pads are not
+/// constants.
 Expected<bool> pad_as_copies(Graph& graph, Node* pad, PassStatistics& stats);
 
 }  // namespace aotc

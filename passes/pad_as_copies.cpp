@@ -1,7 +1,8 @@
 // A Pad the target has no kernel for, as the copies it is (passes/decompose_for_target.h): per
 // padded axis, edge, reflect and wrap become a Gather of the input along that axis at the
 // indices PadPlan::source gives (the reference's own mapping, so the two cannot disagree), and
-// constant mode a Concat of the kept part between two constant blocks of the pad value. Exact:
+// constant mode a Concat of the kept part between two blocks of the pad value (constants, or an
+// Expand of a pad value known only at run time). Exact:
 // every output element is a copy of an input element or the pad value.
 #include <vector>
 
@@ -16,9 +17,11 @@ Expected<bool> pad_as_copies(Graph& graph, Node* pad, PassStatistics& stats) {
   Expected<PadPlan> resolved = resolve_pad(*pad);
   if (!resolved) return false;  // pads not constant, symbolic dims: the target says why
   const PadPlan& plan = *resolved;
-  const Value* fill = pad->input(2);
-  if (plan.mode == PadMode::kConstant && fill && !fill->is_constant()) return false;
-  const double value = fill ? fill->constant_data()->get_double(0) : 0.0;
+  Value* fill = pad->input(2);  // constant mode's value: absent (0), a constant, or a run-time scalar
+  // Constant mode concatenates along each padded axis, and the tile planners copy a Concat's
+  // operands as whole runs of the last axis: padding that axis is left to the target's refusal.
+  const int last = static_cast<int>(plan.in_dims.size()) - 1;
+  if (plan.mode == PadMode::kConstant && last >= 0 && !plan.identity(last)) return false;
 
   NodeInserter u(graph, pad);
   Value* x = pad->input(0);
@@ -39,14 +42,21 @@ Expected<bool> pad_as_copies(Graph& graph, Node* pad, PassStatistics& stats) {
     }
     dims[a] = plan.copied_count(a);
     std::vector<Value*> parts;
-    auto block = [&](int64_t n) {
+    auto block = [&](int64_t n) -> Status {
       std::vector<int64_t> shape = dims;
       shape[a] = n;
-      parts.push_back(u.constant(TensorData::filled(x->dtype(), shape, value)));
+      if (!fill || fill->is_constant()) {
+        const double value = fill ? fill->constant_data()->get_double(0) : 0.0;
+        parts.push_back(u.constant(TensorData::filled(x->dtype(), shape, value)));
+        return Status::ok();
+      }
+      AOTC_ASSIGN_OR_RETURN(Value * filled, u.op("Expand", {fill, u.ints(shape)}));
+      parts.push_back(filled);
+      return Status::ok();
     };
-    if (plan.begin[a] > 0) block(plan.begin[a]);
+    if (plan.begin[a] > 0) AOTC_RETURN_IF_ERROR(block(plan.begin[a]));
     parts.push_back(x);
-    if (plan.end[a] > 0) block(plan.end[a]);
+    if (plan.end[a] > 0) AOTC_RETURN_IF_ERROR(block(plan.end[a]));
     AOTC_ASSIGN_OR_RETURN(x, u.concat(parts, a));
     dims[a] = plan.out_dims[a];
   }

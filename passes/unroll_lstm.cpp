@@ -11,8 +11,9 @@
 //
 // A zero initial state (initial_h / initial_c absent) skips the product and the f * C term,
 // which add exact zeros. What is not unrolled (the node stays, the target refuses it):
-// DynamicQuantizeLSTM, sequence_lens, clip, input_forget, activations other than Sigmoid, Tanh
-// and Relu, symbolic time or batch dims.
+// DynamicQuantizeLSTM, sequence_lens of a reverse or bidirectional LSTM (a forward one masks
+// each step: entry b keeps its state and writes Y = 0 once t >= len_b), clip, input_forget,
+// activations other than Sigmoid, Tanh and Relu, symbolic time or batch dims.
 #include <string>
 #include <vector>
 
@@ -40,9 +41,9 @@ Expected<bool> unroll_lstm(Graph& graph, Node* lstm, PassStatistics& stats) {
   using namespace recurrent_io;
   if (lstm->op() != "LSTM") return false;
   AOTC_ASSIGN_OR_RETURN(RecurrentShape rs, recurrent_shape(*lstm));
-  if (rs.quantized || rs.seq <= 0 || rs.batch <= 0 || rs.clip != 0 || rs.input_forget ||
-      lstm->input(kSequenceLens) != nullptr)
-    return false;
+  Value* lens = lstm->input(kSequenceLens);
+  if (rs.quantized || rs.seq <= 0 || rs.batch <= 0 || rs.clip != 0 || rs.input_forget) return false;
+  if (lens && (rs.directions > 1 || rs.reverse)) return false;  // a reverse run starts at each entry's own last step
   for (const auto& per_direction : rs.activations)
     for (const RecurrentActivation& a : per_direction)
       if (activation_op(a).empty()) return false;
@@ -92,9 +93,37 @@ Expected<bool> unroll_lstm(Graph& graph, Node* lstm, PassStatistics& stats) {
       AOTC_ASSIGN_OR_RETURN(Value * pc, u.op("Mul", {state, p}));
       return u.op("Add", {g, pc});
     };
+    // With sequence_lens, entry b takes step t only while t < len_b, as a 0/1 mask m of X's
+    // dtype: H = m H_new + (1 - m) H, Y = m H_new (exact: one term is 0). All T masks come from
+    // one comparison and a Split, which no fusion crosses, so the gates' kernel sees no bool.
+    std::vector<Value*> masks;
+    if (lens) {
+      Value* zeros = u.constant(TensorData::filled(x->dtype(), {B, H}, 0.0));
+      if (!h) h = zeros;
+      if (!c) c = zeros;
+      std::vector<int64_t> ts;
+      for (int64_t t = 0; t < T; ++t) ts.push_back(t);
+      AOTC_ASSIGN_OR_RETURN(Value * lens_row, u.reshape(lens, {1, B}));
+      Value* t_column = u.constant(TensorData::from_int64(ts, {T, 1}));
+      if (lens->dtype() != DType::kInt64) {
+        Attributes to;
+        to.set("to", std::string(dtype_name(lens->dtype())));
+        AOTC_ASSIGN_OR_RETURN(t_column, u.op("Cast", {t_column}, std::move(to)));
+      }
+      AOTC_ASSIGN_OR_RETURN(Value * running, u.op("Less", {t_column, lens_row}));  // [T, B]
+      Attributes to;
+      to.set("to", std::string(dtype_name(x->dtype())));
+      AOTC_ASSIGN_OR_RETURN(Value * m, u.op("Cast", {running}, std::move(to)));
+      AOTC_ASSIGN_OR_RETURN(masks, u.split(m, 0, static_cast<int>(T)));
+    }
     std::vector<Value*> hs(static_cast<size_t>(T));
     for (int64_t s = 0; s < T; ++s) {
       const int64_t t = rs.runs_backwards(d) ? T - 1 - s : s;
+      Value *h_before = h, *c_before = c, *active = nullptr, *idle = nullptr;
+      if (lens) {
+        AOTC_ASSIGN_OR_RETURN(active, u.reshape(masks[static_cast<size_t>(t)], {B, 1}));
+        AOTC_ASSIGN_OR_RETURN(idle, u.op("Sub", {u.constant(TensorData::filled(x->dtype(), {}, 1.0)), active}));
+      }
       AOTC_ASSIGN_OR_RETURN(Value * g, u.reshape(steps[static_cast<size_t>(t)], {B, 4 * H}));
       if (h) {
         AOTC_ASSIGN_OR_RETURN(Value * hr, u.op("MatMul", {h, r_t}));
@@ -116,7 +145,19 @@ Expected<bool> unroll_lstm(Graph& graph, Node* lstm, PassStatistics& stats) {
       AOTC_ASSIGN_OR_RETURN(Value * o, u.op(f_act, {o_pre}));
       AOTC_ASSIGN_OR_RETURN(Value * hc, u.op(h_act, {c}));
       AOTC_ASSIGN_OR_RETURN(h, u.op("Mul", {o, hc}));
-      AOTC_ASSIGN_OR_RETURN(hs[static_cast<size_t>(t)], u.reshape(h, {1, 1, B, H}));
+      Value* y_t = h;
+      if (active) {
+        // new state where the entry runs, the one before where it has ended
+        auto pick = [&](Value* now, Value* before) -> Expected<Value*> {
+          AOTC_ASSIGN_OR_RETURN(Value * taken, u.op("Mul", {active, now}));
+          AOTC_ASSIGN_OR_RETURN(Value * kept, u.op("Mul", {idle, before}));
+          return u.op("Add", {taken, kept});
+        };
+        AOTC_ASSIGN_OR_RETURN(y_t, u.op("Mul", {active, h}));
+        AOTC_ASSIGN_OR_RETURN(h, pick(h, h_before));
+        AOTC_ASSIGN_OR_RETURN(c, pick(c, c_before));
+      }
+      AOTC_ASSIGN_OR_RETURN(hs[static_cast<size_t>(t)], u.reshape(y_t, {1, 1, B, H}));
     }
     AOTC_ASSIGN_OR_RETURN(Value * y, u.concat(hs, 0));  // [T, 1, B, H]
     y_dirs.push_back(y);

@@ -135,8 +135,11 @@ python3 tests/models/run_light_models.py --aotc build/aotc --target ascend-910b 
   --work build/light_models_ascend || suite_failed $LINENO
 # Pow's constant exponents on the vector unit (integer: products; others: exp(e ln x)), with
 # negative and zero bases, on both NPU targets (one small package each).
+# The decompose-for-target rewrites (LSTM unrolled with sequence_lens, peepholes, both directions;
+# a run-time If taken both ways; Pad reflect, edge, constant) against onnxruntime, one package each.
 for npu in ascend-910b mlu370; do
   python3 tests/ascendc/check_pow_exponents.py --aotc build/aotc --target $npu --work build/pow_$npu || suite_failed $LINENO
+  python3 tests/ascendc/check_decompositions.py --aotc build/aotc --target $npu --work build/decompositions_$npu || suite_failed $LINENO
 done
 
 # Cambricon MLU370 (mlu370) on aotc's host emulation of BANG C and CNRT (its rule tests ran with the
