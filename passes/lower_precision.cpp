@@ -77,6 +77,10 @@ class Lowering {
   /// Add, and the values past fp16's range it adds, the lower width.
   bool is_kept(const Node& n) const {
     if (keep_.count(n.name())) return true;
+    // decompose-for-target names the nodes it makes of NODE "NODE/<op>" (an unrolled LSTM, an
+    // if-converted If's branches), which run before this step on NPU targets.
+    for (const std::string& k : keep_)
+      if (n.name().size() > k.size() && n.name().starts_with(k) && n.name()[k.size()] == '/') return true;
     std::string_view name = n.name();
     if (const size_t cut = name.find_last_of('_'); cut != std::string_view::npos && cut + 1 < name.size() &&
         std::all_of(name.begin() + static_cast<std::ptrdiff_t>(cut) + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
