@@ -6,7 +6,8 @@
 ///    W for all steps, then per step the product with R, the gates and the cell update as
 ///    elementwise nodes, which the fusions make one kernel;
 ///  - an If whose condition is known only at run time is if-converted
-///    (passes/predicate_if.cpp): both branches are computed and a Where picks the results, which
+///    (passes/predicate_if.cpp): both branches are computed and the taken one's results copied
+///    (stacked, and a Gather at index "not cond"), which
 ///    is exact because a branch's ops only compute values (they have no effects to undo);
 ///  - a Pad becomes the copies it is (passes/pad_as_copies.cpp): a Gather along each padded
 ///    axis (edge, reflect, wrap) or a Concat with constant blocks (constant mode).
@@ -27,7 +28,7 @@ Expected<bool> decompose_for_target(Graph& graph, const Target& target, PassStat
 /// nodes; false (graph unchanged) when the node is outside what the unrolling covers.
 Expected<bool> unroll_lstm(Graph& graph, Node* lstm, PassStatistics& stats);
 
-/// Replaces one If node by both of its branches and a Where per result; false (graph
+/// Replaces one If node by both of its branches and a copy of the taken one's results; false (graph
 /// unchanged) when a branch holds control flow of its own.
 Expected<bool> predicate_if(Graph& graph, Node* if_node, PassStatistics& stats);
 

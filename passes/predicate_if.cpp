@@ -1,8 +1,8 @@
 // If-conversion (passes/decompose_for_target.h): an If whose condition is known only at run time
-// becomes both of its branches, inlined into the graph, and one Where(cond, then, else) per
-// result. Exact: a branch's nodes only compute values (no state, no output of their own), the
-// Where takes every element from the branch the condition names, and a NaN or Inf of the other
-// branch is not read. The cost is the other branch's work, on a device that runs straight-line
+// becomes both of its branches, inlined into the graph, and per result a copy of the branch the
+// condition names (both stacked, one gathered). Exact: a branch's nodes only compute values (no
+// state, no output of their own), the result is a copy of the taken branch's, and a NaN or Inf
+// of the other branch is not read. The cost is the other branch's work, on a device that runs straight-line
 // kernels and could not branch on a value it holds without a round trip to the host.
 #include <string>
 #include <unordered_map>
@@ -11,6 +11,7 @@
 #include "graph/ops/control_flow.h"
 #include "graph/ops/op_registry.h"
 #include "passes/decompose_for_target.h"
+#include "passes/node_inserter.h"
 
 namespace aotc {
 namespace {
@@ -73,19 +74,34 @@ Expected<bool> predicate_if(Graph& graph, Node* if_node, PassStatistics& stats) 
   std::vector<Value*> captures(if_node->inputs().begin() + 1, if_node->inputs().end());
   AOTC_ASSIGN_OR_RETURN(std::vector<Value*> then_out, inline_body(graph, if_node, *then_body, captures, "then", stats));
   AOTC_ASSIGN_OR_RETURN(std::vector<Value*> else_out, inline_body(graph, if_node, *else_body, captures, "else", stats));
-  Value* cond = if_node->input(0);
+  // The branch taken is a copy: both results stacked, the one at index (not cond) gathered. A
+  // Where would do the same elementwise, but the fusions would then take the branches'
+  // elementwise tails into its kernel, and NPU vector units compute no bool.
+  NodeInserter u(graph, if_node);
+  AOTC_ASSIGN_OR_RETURN(Value * cond, u.reshape(if_node->input(0), {}));
+  AOTC_ASSIGN_OR_RETURN(Value * is_else, u.op("Not", {cond}));
+  Attributes to_index;
+  to_index.set("to", std::string(dtype_name(DType::kInt64)));
+  AOTC_ASSIGN_OR_RETURN(Value * branch, u.op("Cast", {is_else}, std::move(to_index)));
   std::vector<std::pair<Value*, std::string>> renames;
   for (int k = 0; k < if_node->num_outputs(); ++k) {
     Value* old = if_node->output(k);
-    Node* pick = graph.insert_node_before(if_node, "Where", graph.unique_node_name(if_node->name() + "/Where"),
-                                          {cond, then_out[static_cast<size_t>(k)], else_out[static_cast<size_t>(k)]},
-                                          {graph.unique_value_name(old->name() + "_where")});
-    AOTC_RETURN_IF_ERROR(infer_node(*pick));
-    if (pick->output(0)->type() != old->type())
+    std::vector<int64_t> one_more{1};
+    for (const Dim& d : old->shape()) {
+      if (!d.is_static()) return false;  // not reached: inlining inferred static types
+      one_more.push_back(d.value);
+    }
+    AOTC_ASSIGN_OR_RETURN(Value * a, u.reshape(then_out[static_cast<size_t>(k)], one_more));
+    AOTC_ASSIGN_OR_RETURN(Value * b, u.reshape(else_out[static_cast<size_t>(k)], one_more));
+    AOTC_ASSIGN_OR_RETURN(Value * both, u.concat({a, b}, 0));
+    Attributes axis;
+    axis.set("axis", int64_t{0});
+    AOTC_ASSIGN_OR_RETURN(Value * picked, u.op("Gather", {both, branch}, std::move(axis)));
+    if (picked->type() != old->type())
       return internal_error("{}: result {} picked as {}, the node's is {}", if_node->describe(), k,
-                            pick->output(0)->type().to_string(), old->type().to_string());
-    graph.replace_all_uses_with(old, pick->output(0));
-    renames.emplace_back(pick->output(0), old->name());
+                            picked->type().to_string(), old->type().to_string());
+    graph.replace_all_uses_with(old, picked);
+    renames.emplace_back(picked, old->name());
   }
   graph.remove_node(if_node);
   for (auto& [v, name] : renames) graph.rename_value(v, name);

@@ -44,14 +44,11 @@ def model():
              w("then_w", B, I), numpy_helper.from_array(np.array([0, 1, 2, 0, 2, 1], np.int64), "pads"),
              numpy_helper.from_array(np.array([1, 0, 2, 1], np.int64), "pads_axes"),
              numpy_helper.from_array(np.array([0, 1], np.int64), "axes01")]
-    # Each branch ends in a copy: the fusions would take an elementwise tail into the Where, and
-    # a kernel of bool and math has no NPU plan (the compile then refuses it, naming the node).
-    then_g = helper.make_graph([helper.make_node("Mul", ["x0", "then_w"], ["t_mul"]),
-                                helper.make_node("Transpose", ["t_mul"], ["t_out"], perm=[1, 0])], "then", [],
-                               [helper.make_tensor_value_info("t_out", TensorProto.FLOAT, [I, B])])
-    else_g = helper.make_graph([helper.make_node("Sigmoid", ["x0"], ["e_sig"]),
-                                helper.make_node("Transpose", ["e_sig"], ["e_out"], perm=[1, 0])], "else", [],
-                               [helper.make_tensor_value_info("e_out", TensorProto.FLOAT, [I, B])])
+    # Elementwise tails, which the fusions would merge into a Where: the rewrite selects by copy.
+    then_g = helper.make_graph([helper.make_node("Mul", ["x0", "then_w"], ["t_out"])], "then", [],
+                               [helper.make_tensor_value_info("t_out", TensorProto.FLOAT, [B, I])])
+    else_g = helper.make_graph([helper.make_node("Sigmoid", ["x0"], ["e_out"])], "else", [],
+                               [helper.make_tensor_value_info("e_out", TensorProto.FLOAT, [B, I])])
     nodes = [
         helper.make_node("LSTM", ["x", "W1", "R1", "B1", "lens"], ["y1", "yh1", "yc1"], hidden_size=H, name="forward"),
         helper.make_node("LSTM", ["x", "W2", "R2", "", "", "h2", "c2", "P2"], ["y2", "yh2", "yc2"], hidden_size=H,
@@ -68,7 +65,7 @@ def model():
     f = TensorProto.FLOAT
     outputs = [("y1", [T, 1, B, H]), ("yh1", [1, B, H]), ("yc1", [1, B, H]), ("y2", [T, 1, B, H]),
                ("yh2", [1, B, H]), ("yc2", [1, B, H]), ("y3", [T, 2, B, H]), ("yh3", [2, B, H]),
-               ("picked", [I, B]), ("reflect", [T, B + 3, I + 3]), ("edge", [T, B + 3, I + 3]),
+               ("picked", [B, I]), ("reflect", [T, B + 3, I + 3]), ("edge", [T, B + 3, I + 3]),
                ("constant", [T + 3, B + 1, I])]
     graph = helper.make_graph(nodes, "decompositions",
                               [helper.make_tensor_value_info("x", f, [T, B, I]),
