@@ -71,11 +71,29 @@ class Lowering {
  private:
   static bool has_regions(const Node& n) { return !region_attribute_names(n).empty(); }
 
+  /// Whether `n` comes from an ONNX node named in keep_fp32. The importer names the first core
+  /// node of an ONNX node after it and the others "<name>_<op>" (made unique with "_<k>"): a
+  /// Gemm is a MatMul "n201" and an Add "n201_Add", and keeping only the MatMul would hand the
+  /// Add, and the values past fp16's range it adds, the lower width.
+  bool is_kept(const Node& n) const {
+    if (keep_.count(n.name())) return true;
+    // decompose-for-target names the nodes it makes of NODE "NODE/<op>" (an unrolled LSTM, an
+    // if-converted If's branches), which run before this step on NPU targets.
+    for (const std::string& k : keep_)
+      if (n.name().size() > k.size() && n.name().starts_with(k) && n.name()[k.size()] == '/') return true;
+    std::string_view name = n.name();
+    if (const size_t cut = name.find_last_of('_'); cut != std::string_view::npos && cut + 1 < name.size() &&
+        std::all_of(name.begin() + static_cast<std::ptrdiff_t>(cut) + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      if (name.substr(0, cut).ends_with("_" + n.op())) name = name.substr(0, cut);
+    const std::string suffix = "_" + n.op();
+    return name.ends_with(suffix) && keep_.count(std::string(name.substr(0, name.size() - suffix.size()))) > 0;
+  }
+
   Status visit(Node* n) {
     std::vector<int> float_results;
     for (int i = 0; i < n->num_outputs(); ++i)
       if (n->output(i) && n->output(i)->dtype() == DType::kFloat32) float_results.push_back(i);
-    const bool kept = keep_.count(n->name()) > 0;
+    const bool kept = is_kept(*n);
     if (!float_results.empty() && !kept && !has_regions(*n) && try_lower(n, float_results)) return Status::ok();
     if (kept && !float_results.empty()) stats_.add("nodes kept fp32 (--keep-fp32)");
     // Float32 readers (kept, refused or with no float32 result that tolerates the lower width).

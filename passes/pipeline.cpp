@@ -9,6 +9,7 @@
 #include "graph/ir_text.h"
 #include "graph/ops/control_flow.h"
 #include "passes/legalize_distribution.h"
+#include "passes/decompose_for_target.h"
 #include "passes/legalize_layout.h"
 #include "passes/passes.h"
 
@@ -40,6 +41,12 @@ const PipelineStep kPipeline[] = {
 /// model's own nodes (the names --keep-fp32 gives), fold-constants then folds what it converts,
 /// and the fusions take its Casts into their loops.
 constexpr std::string_view kLowerPrecision = "lower-precision";
+
+/// The step that precedes even that on NPU targets: nodes the target has no kernel for become
+/// nodes it has where an exact rewrite exists (an LSTM unrolled, a run-time If if-converted),
+/// before the region bodies are optimised on their own and before the fusions, which then fuse
+/// the unrolled gates and the inlined branches like any other nodes.
+constexpr std::string_view kDecomposeForTarget = "decompose-for-target";
 
 /// The steps that need the target, after all of the above.
 struct TargetStep {
@@ -103,7 +110,7 @@ Expected<PassResult> run_target_pass(Graph& graph, std::string_view pass, const 
 }
 
 std::vector<std::string> pipeline_pass_names() {
-  std::vector<std::string> names{std::string(kLowerPrecision)};
+  std::vector<std::string> names{std::string(kDecomposeForTarget), std::string(kLowerPrecision)};
   for (const PipelineStep& s : kPipeline) names.emplace_back(s.pass);
   for (const TargetStep& s : kTargetPipeline) names.emplace_back(s.pass);
   return names;
@@ -121,9 +128,10 @@ Status run_pipeline(Graph& graph, const PipelineOptions& options) {
     }
   }
   std::ostream& out = options.ir_out ? *options.ir_out : std::cerr;
+  const bool decompose = options.kernels && options.kernels->facts().npu.has_value();
   const int num_steps =
       static_cast<int>(std::size(kPipeline) + (options.target ? std::size(kTargetPipeline) : 0) +
-                       (options.precision.reduced() ? 1 : 0));
+                       (options.precision.reduced() ? 1 : 0) + (decompose ? 1 : 0));
   auto finish_step = [&](std::string_view pass, int i, Expected<PassResult>& result) -> Status {
     if (!result) {
       return result.status().with_context(
@@ -143,11 +151,24 @@ Status run_pipeline(Graph& graph, const PipelineOptions& options) {
     }
     return Status::ok();
   };
-  AOTC_RETURN_IF_ERROR(optimize_region_bodies(graph, options));
   int step = 0;
   auto before = [&](std::string_view pass) {
     return options.before_pass ? options.before_pass(graph, pass) : Status::ok();
   };
+  if (decompose) {
+    AOTC_RETURN_IF_ERROR(before(kDecomposeForTarget));
+    PassResult r;
+    Expected<PassResult> result = PassResult{};
+    Expected<bool> changed = decompose_for_target(graph, *options.kernels, r.stats);
+    if (changed) {
+      r.changed = *changed;
+      result = std::move(r);
+    } else {
+      result = changed.status();
+    }
+    AOTC_RETURN_IF_ERROR(finish_step(kDecomposeForTarget, step++, result));
+  }
+  AOTC_RETURN_IF_ERROR(optimize_region_bodies(graph, options));
   if (options.precision.reduced()) {
     AOTC_RETURN_IF_ERROR(before(kLowerPrecision));
     PassResult r;

@@ -5,10 +5,11 @@ On a small model (MatMul with K=128, bias, Relu, Softmax) checks that
   - ascend-910b fp16 stores weights and activations as f16 and keeps the interface f32: the IR
     after lower-precision has f32 inputs/outputs, f16 weights and an f16 MatMul; the package's
     tile plans take f16 operands with f32 cube sums;
-  - --keep-fp32 NODE keeps that node f32 with Casts around it; an unknown name is refused;
+  - --keep-fp32 NODE keeps that node f32 with Casts around it (all the core nodes the importer
+    made of it: a Gemm's MatMul and bias Add); an unknown name is refused;
   - targets that do not offer a width or compensated sums refuse the flag with one line;
   - mlu370 with --accumulate compensated renders Kahan sums (the reduction and the k steps of
-    the matrix product, in k steps of 16) that the plain package does not have.
+    the matrix product, in k steps of 1) that the plain package does not have.
 
   python3 tests/cli/check_precision.py path/to/aotc
 """
@@ -33,6 +34,18 @@ def small_model(path):
              helper.make_node("Softmax", ["r"], ["y"], name="softmax", axis=-1)]
     graph = helper.make_graph(nodes, "small", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [32, 128])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [32, 64])], [w, b])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
+def gemm_model(path):
+    """A Gemm with a bias, which the importer splits into a MatMul 'fc' and an Add 'fc_Add'."""
+    rng = np.random.default_rng(7)
+    w = numpy_helper.from_array(rng.standard_normal((16, 128)).astype(np.float32), "gw")
+    b = numpy_helper.from_array(rng.standard_normal(16).astype(np.float32), "gb")
+    nodes = [helper.make_node("Gemm", ["x", "gw", "gb"], ["g"], name="fc", transB=1),
+             helper.make_node("Relu", ["g"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "gemm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [32, 128])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [32, 16])], [w, b])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
 
 
@@ -70,6 +83,16 @@ def main():
               "--keep-fp32 project keeps the MatMul f32")
         check(re.search(r"Cast\(%m\) \{to = \"f16\"\}", p.stderr) is not None, "its result is cast to f16 for the nodes after it")
 
+        # Every core node of a kept ONNX node stays f32 (light ShuffleNet's logits Gemm was NaN in
+        # fp16 when its bias Add was lowered and added values past fp16's range).
+        gemm = tmp / "gemm.onnx"
+        gemm_model(gemm)
+        p = subprocess.run([aotc, "compile", str(gemm), "-t", "ascend-910b", "-o", str(tmp / "gemm_pkg"), "--precision",
+                            "fp16", "--keep-fp32", "fc", "--print-ir-after", "lower-precision"],
+                           capture_output=True, text=True)
+        check(p.returncode == 0 and re.search(r"= Add\(%fc_MatMul, %gb\) : f32\[32x16\] @fc_Add", p.stderr) is not None,
+              "--keep-fp32 fc keeps the Add the importer split off the Gemm f32 too")
+
         p = compile_("ascend-910b", "--precision", "fp16", "--keep-fp32", "nosuch")
         check(p.returncode == 1 and "no node named nosuch" in p.stderr and p.stderr.count("\n") == 1,
               "an unknown --keep-fp32 name is refused in one line")
@@ -92,8 +115,8 @@ def main():
             check("aotc_bang_reduce_sum_kahan(" in comp and "aotc_bang_reduce_sum_kahan(" not in plain.split("__mlu_global__", 1)[1],
                   "the compensated package's Softmax sums with Kahan")
             check("aotc_bang_kahan_add(" in comp.split("__mlu_global__", 1)[1], "its MatMul joins k steps with Kahan")
-            check("K in 8 steps of 16" in (tmp / "comp" / "tile_plans.txt").read_text(),
-                  "its MatMul takes k steps of 16")
+            check("K in 128 steps of 1" in (tmp / "comp" / "tile_plans.txt").read_text(),
+                  "its MatMul takes k steps of 1")
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0
 

@@ -510,8 +510,8 @@ TEST(Pipeline, UnknownPrintIrAfterNameListsTheValidOnes) {
   Status s = run_pipeline(**g, options);
   EXPECT_EQ(
       s.message(),
-      "unknown pass 'fold-everything' in --print-ir-after; valid names: all, lower-precision, fold-shapes, "
-      "fold-constants, fold-batchnorm-into-conv, remove-dead-code, fuse-softmax, fuse-layer-norm, "
+      "unknown pass 'fold-everything' in --print-ir-after; valid names: all, decompose-for-target, lower-precision, "
+      "fold-shapes, fold-constants, fold-batchnorm-into-conv, remove-dead-code, fuse-softmax, fuse-layer-norm, "
       "fuse-rms-norm, fuse-gelu, mask-padding, fuse-epilogues, fuse-elementwise, legalize-layout, "
       "legalize-distribution");
 }

@@ -1,0 +1,39 @@
+#pragma once
+/// Exact rewrites of nodes a straight-line device target has no kernel for into nodes it has
+/// (the `decompose-for-target` step, first in the pipeline on NPU targets). Each applies only
+/// to a node the target refuses, so a target that has the kernel keeps it:
+///  - an LSTM is unrolled over its time steps (passes/unroll_lstm.cpp): one product of X with
+///    W for all steps, then per step the product with R, the gates and the cell update as
+///    elementwise nodes, which the fusions make one kernel;
+///  - an If whose condition is known only at run time is if-converted
+///    (passes/predicate_if.cpp): both branches are computed and the taken one's results copied
+///    (stacked, and a Gather at index "not cond"), which
+///    is exact because a branch's ops only compute values (they have no effects to undo);
+///  - a Pad becomes the copies it is (passes/pad_as_copies.cpp): a Gather along each padded
+///    axis (edge, reflect, wrap) or a Concat with constant blocks (constant mode).
+/// A node outside what a rewrite covers (DynamicQuantizeLSTM, sequence_lens, other activations;
+/// a branch with control flow of its own) is left as it is, and the target refuses it with its
+/// own reason.
+#include "graph/graph.h"
+#include "graph/status.h"
+#include "passes/passes.h"
+#include "targets/target.h"
+
+namespace aotc {
+
+/// Runs the rewrites on every node of `graph` that `target` refuses; true when one applied.
+Expected<bool> decompose_for_target(Graph& graph, const Target& target, PassStatistics& stats);
+
+/// Unrolls one LSTM node into MatMul, Split, Sigmoid/Tanh/Relu, Mul, Add, Concat and Reshape
+/// nodes; false (graph unchanged) when the node is outside what the unrolling covers.
+Expected<bool> unroll_lstm(Graph& graph, Node* lstm, PassStatistics& stats);
+
+/// Replaces one If node by both of its branches and a copy of the taken one's results; false (graph
+/// unchanged) when a branch holds control flow of its own.
+Expected<bool> predicate_if(Graph& graph, Node* if_node, PassStatistics& stats);
+
+/// Replaces one Pad node with static pads by Gathers or Concats; false when its pads are not
+/// constants.
+Expected<bool> pad_as_copies(Graph& graph, Node* pad, PassStatistics& stats);
+
+}  // namespace aotc
