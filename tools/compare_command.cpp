@@ -375,7 +375,7 @@ void run_compare(const CompareArgs& args) {
     else if (d.contains("error")) note = d["error"];
     else if (m.contains("kind")) note = m["kind"];
     std::printf("%-16s %8d %14s %14s %12s %s\n", c["name"].get<std::string>().c_str(), c["kernels"].get<int>(),
-                num(c["estimate_total_us"], "%.1f").c_str(), num(m.value("total_ms", json()), "%.3f").c_str(),
+                num(c["estimate_total_us"], "%.3g").c_str(), num(m.value("total_ms", json()), "%.3f").c_str(),
                 num(d.value("worst_max_rel", json()), "%.2g").c_str(), note.c_str());
   }
   std::ofstream(work / "compare.json") << page.dump(1) << "\n";

@@ -107,7 +107,7 @@ std::string summary_table(const json& targets) {
   rows += row("peak f32 / memory bandwidth (facts)", targets, [](const json& t) {
     const json& r = t["roofline"];
     if (!r["known"].get<bool>()) return "<span class='unknown'>" + escape(r["bound_if_unknown"]) + "</span>";
-    return fmt::format("{:.4g} GFLOP/s / {:.4g} GB/s<br>ridge {:.3g} FLOP/byte", r["peak_gflops"].get<double>(),
+    return fmt::format("{:.0f} GFLOP/s / {:.0f} GB/s<br>ridge {:.3g} FLOP/byte", r["peak_gflops"].get<double>(),
                        r["peak_gbps"].get<double>(), r["ridge"].get<double>());
   });
   rows += row("estimated time (roofline, sum of kernels)", targets, only([](const json& t) {
@@ -273,18 +273,18 @@ std::string kernel_tables(const json& targets) {
   return out;
 }
 
-// The node the page opens with: the one with the most FLOPs on the first compiled target.
+// The node the page opens with: the one with the most FLOPs that has a kernel source.
 std::string default_node(const json& targets) {
+  std::string best;
+  double most = -1;
   for (const json& t : targets) {
     if (!compiled(t)) continue;
-    std::string best;
-    double most = -1;
     for (const json& k : t["kernels_detail"])
       if (k["flops"].get<double>() > most && t["sources"]["functions_of_node"].contains(k["node"].get<std::string>()))
         most = k["flops"].get<double>(), best = k["node"].get<std::string>();
-    return best;
+    if (!best.empty()) return best;
   }
-  return "";
+  return best;
 }
 
 }  // namespace

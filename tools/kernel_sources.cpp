@@ -98,18 +98,29 @@ PackageKernelSources read_kernel_sources(const std::string& package_dir) {
     if (std::find(list.begin(), list.end(), function) == list.end()) list.push_back(function);
   };
   for (const auto& [name, text] : files) {
-    // The C++ CPU emitter: "// node 'NAME' (Op): ..." on the line above the kernel's call.
-    static const std::string marker = "// node '";
-    for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
-      const size_t begin = at + marker.size(), end = text.find("' (", begin), eol = text.find('\n', begin);
-      if (end == std::string::npos || eol == std::string::npos || end > eol) continue;
-      size_t call = eol + 1;
-      while (call < text.size() && text[call] == ' ') ++call;
-      const std::string function = kernel_name_at(text, call);
-      if (!function.empty()) add(text.substr(begin, end - begin), function);
-    }
     // The device emitters' launch tables.
     const std::string kernels = table_body(text, "kKernels"), launches = table_body(text, "kLaunches");
+    // The C++ CPU emitter: "// node 'NAME' (Op): ..." above the kernel's call (with --profile,
+    // after a line that starts its timer): the first of the next lines that starts with a call.
+    static const std::string marker = "// node '";
+    for (size_t at = launches.empty() ? text.find(marker) : std::string::npos; at != std::string::npos;) {
+      const size_t begin = at + marker.size(), end = text.find("' (", begin), eol = text.find('\n', begin);
+      const size_t next = text.find(marker, begin);
+      if (end != std::string::npos && eol != std::string::npos && end < eol) {
+        size_t line = eol + 1;
+        for (int lines = 0; lines < 3 && line < std::min(next, text.size()); ++lines, line = text.find('\n', line) + 1) {
+          size_t call = line;
+          while (call < text.size() && text[call] == ' ') ++call;
+          const std::string function = kernel_name_at(text, call);
+          if (!function.empty()) {
+            add(text.substr(begin, end - begin), function);
+            break;
+          }
+          if (text.find('\n', line) == std::string::npos) break;
+        }
+      }
+      at = next;
+    }
     if (kernels.empty() || launches.empty()) continue;
     std::vector<std::string> names;
     for (size_t at = kernels.find("{\""); at != std::string::npos; at = kernels.find("{\"", at + 1))
