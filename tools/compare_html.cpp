@@ -329,8 +329,8 @@ td,th{{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}
 th.what{{background:#f6f6f6;font-weight:normal;max-width:220px}} .refused{{color:#a00}} .unknown{{color:#888}}
 .kind{{font-size:11px;color:#555}} .plots{{display:flex;flex-wrap:wrap;gap:8px}} figure{{margin:0}}
 figcaption{{text-align:center;font-size:12px}} svg{{background:#fafafa}}
-.side{{display:flex;gap:8px;overflow-x:auto;align-items:flex-start}} .node-col{{flex:0 0 420px;border:1px solid #ddd;padding:4px}}
-.node-col h3{{margin:2px 0}} pre.source{{font-size:10px;background:#f6f6f6;max-height:520px;overflow:auto;margin:2px 0}}
+.side{{display:flex;gap:8px;overflow-x:auto;align-items:flex-start}} .node-col{{flex:0 0 440px;max-width:440px;min-width:0;border:1px solid #ddd;padding:4px}}
+.node-col h3{{margin:2px 0}} pre.source{{font-size:10px;background:#f6f6f6;max-height:360px;max-width:100%;overflow:auto;margin:2px 0}}
 .file{{font-size:11px;color:#555;margin:4px 0 0}} .facts{{font-size:11px}}</style></head>
 <body><h1>aotc compare</h1>
 <p>model <code>{0}</code> on {1}. Estimates are roofline lower bounds from each target's facts
