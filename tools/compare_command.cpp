@@ -2,8 +2,11 @@
 // (docs/compare.md): kernels, source lines, memory, a roofline estimate per kernel from each
 // target's facts (tools/roofline.h), the time measured where the package runs here, the
 // numeric drift `aotc verify` finds, and each node's kernel source per target.
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -69,11 +72,11 @@ std::string last_line(const std::string& text) {
 }
 
 // This program, to run `aotc verify` for the drift column (the same binary, so the same
-// compiler and interpreter).
+// compiler and interpreter): /proc/<pid>/exe, which stays valid while this process runs even when
+// the file is replaced (a rebuild during a long compare).
 std::string self_path() {
-  std::error_code ec;
-  fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("aotc") : p.string();
+  const std::string exe = fmt::format("/proc/{}/exe", static_cast<long>(getpid()));
+  return std::filesystem::exists(exe) ? exe : std::string("aotc");
 }
 
 std::string language_of_target(const TargetFacts& f) { return f.kernel_language.empty() ? f.emitter : f.kernel_language; }
