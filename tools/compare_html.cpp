@@ -69,7 +69,8 @@ std::string summary_table(const json& targets) {
   rows += row("status", targets, [](const json& t) {
     if (!compiled(t)) return "<span class='refused'>refused: " + escape(t.value("refusal", "")) + "</span>";
     if (t.contains("run_note")) return "compiled; " + escape(t["run_note"]);
-    return std::string("compiled, built and run here");
+    const bool emulated = t.contains("measured") && t["measured"].value("kind", "").find("emulated") != std::string::npos;
+    return std::string(emulated ? "compiled, built and run here on the chip's emulation" : "compiled, built and run here");
   });
   rows += row("kernel language", targets, [](const json& t) { return escape(t["kernel_language"]); });
   rows += row("kernels (distinct functions)", targets, only([](const json& t) {
@@ -325,7 +326,7 @@ Status write_compare_html(const std::string& path, const json& page) {
   out << fmt::format(R"(<!DOCTYPE html>
 <html><head><meta charset='utf-8'><title>aotc compare: {0}</title>
 <style>body{{font-family:sans-serif;margin:20px}} table{{border-collapse:collapse;font-size:12px}}
-td,th{{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}} th.target{{background:#eef}}
+td,th{{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}} #summary{{table-layout:fixed;width:100%}} #summary td{{overflow-wrap:anywhere}} #summary th.what{{width:170px}} th.target{{background:#eef}}
 th.what{{background:#f6f6f6;font-weight:normal;max-width:220px}} .refused{{color:#a00}} .unknown{{color:#888}}
 .kind{{font-size:11px;color:#555}} .plots{{display:flex;flex-wrap:wrap;gap:8px}} figure{{margin:0}}
 figcaption{{text-align:center;font-size:12px}} svg{{background:#fafafa}}
