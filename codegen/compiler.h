@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "codegen/buckets.h"
+#include "codegen/kernel_costs.h"
 #include "codegen/kernel_dump.h"
 #include "codegen/package_writer.h"
-#include "codegen/kernel_costs.h"
 #include "codegen/report.h"
 #include "frontend/onnx_importer.h"
 #include "graph/graph.h"

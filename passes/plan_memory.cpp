@@ -32,7 +32,6 @@ Expected<int64_t> value_bytes(const Value& v) {
   return *n * size;
 }
 
-
 std::string ArenaBuffer::label() const {
   if (scratch_of) return "scratch of " + scratch_of->name();
   std::string out;

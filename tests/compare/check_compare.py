@@ -121,6 +121,8 @@ def main():
           and "measured" not in cuda and isinstance(cuda["estimate_total_us"], float),
           "cuda-sm80: an estimate-only column saying it cannot run here", json.dumps(cuda)[:800])
     check(any(k["measured_us"] for k in by_name["x86-64"]["kernels_detail"]), "x86-64: per-kernel measured times (--profile)")
+    for t in columns:
+        check(len(t["kernels_detail"]) == t["kernels"], f"{t['name']}: one estimate per kernel ({t['kernels']})")
 
     # The estimate against the model's shapes: fc2 is r[8x32] @ w2[32x16] -> z[8x16] in fp32.
     for t in columns:
