@@ -519,6 +519,7 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
     if (!s.is_ok()) return in_model(s);
     count_tuned(*graph);
     files = build_package(*graph, *compiling, package, result.report);
+    result.kernel_costs = codegen::kernel_costs(*graph);
   } else {
     AOTC_RETURN_IF_ERROR(check_bucket_axes(options.buckets, *proto).with_context(options.model_path));
     std::vector<std::string> symbols;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/buckets.h"
+#include "codegen/kernel_costs.h"
 #include "codegen/kernel_dump.h"
 #include "codegen/package_writer.h"
 #include "codegen/report.h"
@@ -71,6 +72,9 @@ struct CompileResult {
   int tuned_kernels = 0;
   /// With dump_kernels: what each package output holds.
   std::vector<codegen::DumpedValue> dumped;
+  /// Every kernel call of the final graph (one schedule; empty with --buckets): its operations
+  /// and bytes, for the roofline estimate of `aotc compare`.
+  std::vector<codegen::KernelCost> kernel_costs;
 };
 
 /// Compiles the model into a package folder (replaced only on success).

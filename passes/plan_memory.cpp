@@ -1,4 +1,5 @@
 #include "passes/plan_memory.h"
+#include "passes/zero_copy_view.h"
 
 #include <algorithm>
 #include <cstring>
@@ -30,21 +31,6 @@ Expected<int64_t> value_bytes(const Value& v) {
   }
   return *n * size;
 }
-
-namespace {
-
-// A node whose output can share its input's bytes: a view op (same bytes, new shape) whose
-// output the caller does not need in a buffer of its own.
-bool is_zero_copy_view(const Graph& graph, const Node& n) {
-  const OpDef* def = OpRegistry::instance().find(n.op());
-  if (!def || !def->traits.view || n.num_outputs() != 1 || !n.input(0)) return false;
-  const Value& in = *n.input(0);
-  const Value& out = *n.output(0);
-  return !graph.is_graph_output(&out) && in.dtype() == out.dtype() &&
-         element_count(in.shape()) == element_count(out.shape());
-}
-
-}  // namespace
 
 std::string ArenaBuffer::label() const {
   if (scratch_of) return "scratch of " + scratch_of->name();

@@ -176,14 +176,24 @@ python3 tests/tiled/sweep_qwen2_distribution.py --aotc build/aotc --tiles 4 \
 
 # aotc verify (docs/verify.md): models built to diverge at a known node on x86-64 and mlu370 (fp32
 # and fp16), models that must name nothing, an injected uninitialised read caught by
-# --poison-arena, --baseline and bad input (~4 minutes); models/ MLP and BERT at test sizes on
-# x86-64 and on mlu370 (IEEE build), one batch build each (under a minute each).
-section "aotc verify: divergence at known nodes, --poison-arena, --baseline; models/ MLP and BERT on x86-64 and mlu370"
+# --poison-arena, --baseline and bad input (~4 minutes); models/ at test sizes checked against
+# their baselines (tests/verify/baselines/<target>/, exit 3 on growth), one batch build per target:
+# six models on x86-64 (~25 s), MLP, BERT and ResNet-50 on ascend-910b and mlu370 (IEEE build),
+# MLP and BERT on OpenCL (PoCL) (~30 s each). aotc compare (docs/compare.md): a small model on
+# x86-64, both emulated NPUs and cuda-sm80, its page in headless Chromium, bad input (~1 minute).
+section "aotc verify and compare: divergence at known nodes, --poison-arena, --baseline; models/ against their baselines; compare.html"
 python3 tests/verify/check_verify.py build/aotc --work build/verify_checks || suite_failed $LINENO
-python3 tests/verify/verify_models.py --aotc build/aotc --target x86-64 --models mlp,bert \
+python3 tests/verify/verify_models.py --aotc build/aotc --target x86-64 \
+  --models mlp,bert,llama,resnet50,mobilenet_v2,squeezenet --baseline-dir tests/verify/baselines \
   --work build/verify_models_x86 || suite_failed $LINENO
-python3 tests/verify/verify_models.py --aotc build/aotc --target mlu370 --models mlp,bert \
-  --cmake-define AOTC_MLU_NUMERICS=ieee --work build/verify_models_mlu || suite_failed $LINENO
+python3 tests/verify/verify_models.py --aotc build/aotc --target ascend-910b --models mlp,bert,resnet50 \
+  --baseline-dir tests/verify/baselines --work build/verify_models_ascend || suite_failed $LINENO
+python3 tests/verify/verify_models.py --aotc build/aotc --target mlu370 --models mlp,bert,resnet50 \
+  --cmake-define AOTC_MLU_NUMERICS=ieee --baseline-dir tests/verify/baselines --baseline-tag mlu370-ieee \
+  --work build/verify_models_mlu || suite_failed $LINENO
+python3 tests/verify/verify_models.py --aotc build/aotc --target opencl --models mlp,bert \
+  --baseline-dir tests/verify/baselines --work build/verify_models_opencl || suite_failed $LINENO
+python3 tests/compare/check_compare.py build/aotc --work build/compare_checks || suite_failed $LINENO
 
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.
 section "CUDA packages built with nvcc (cuda-sm90, tensor-core cases for cuda-sm80; not run): light models, device kernel cases"

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   aotc::tools::add_eval_command(app);
   aotc::tools::add_opt_command(app);
   aotc::tools::add_verify_command(app);
+  aotc::tools::add_compare_command(app);
   try {
     CLI11_PARSE(app, argc, argv);
   } catch (const std::bad_alloc&) {

@@ -18,6 +18,8 @@ void add_ops_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 /// `aotc verify MODEL --target T -o DIR`: per-kernel error against the reference (verify_command.cpp).
 void add_verify_command(CLI::App& app);
+/// `aotc compare MODEL --targets A,B -o compare.html`: targets side by side (compare_command.cpp).
+void add_compare_command(CLI::App& app);
 /// `aotc opt FILE.aotc --pass=NAME`: runs passes on textual IR, for golden tests (opt_command.cpp).
 void add_opt_command(CLI::App& app);
 

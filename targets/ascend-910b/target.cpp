@@ -23,7 +23,9 @@
 //  - peak rates: no primary source in the corpora. The cube's f16 rate is derived: 24 AIC x
 //    16 x 16 x 16 multiply-adds per cycle x 2 x 1.8 GHz (the clock from secondary sources) =
 //    354 TFLOP/s, f32 half of it (16 x 8 x 16 fractals). Secondary sources give HBM bandwidths
-//    from 0.4 to 1.6 TB/s, so it is left unknown (0) rather than guessed.
+//    from 0.4 to 1.6 TB/s (e.g. jishuzhan.net/article/1872432607539499010: 768 GB/s;
+//    oryoy.com: 1.2 TB/s; boardor.com: 400 GB/s); the roofline of `aotc compare`
+//    (docs/compare.md) takes the highest, 1.6 TB/s, since a roofline is a lower bound of time.
 #include "targets/target.h"
 
 #include "codegen/ascendc/ascendc_emitter.h"
@@ -49,6 +51,7 @@ class Ascend910bTarget final : public Target {
     facts_.alignment = 512;
     for (int t = 0; t < kNumDTypes; ++t) facts_.dtypes.push_back(static_cast<DType>(t));
     facts_.peak_gflops_f32 = 24.0 * 16 * 8 * 16 * 2 * 1.8;
+    facts_.peak_memory_gbps = 1600;
     facts_.accumulation =
         "tile kernels: f16 and bf16 stored as such and computed in f32 on the vector unit "
         "(converted by Cast, rounded to nearest even); matrix products on the cube with f32 sums "

@@ -19,7 +19,11 @@
 //  - numerics: modelled from public reports, not vendor data (docs/bang.md): fp32 additions and
 //    products carried with 20 of the 23 mantissa bits (truncated), subnormal results flushed
 //    to zero; the package's -DAOTC_MLU_NUMERICS=ieee builds the emulation with IEEE fp32.
-//  - peak rates: no primary source in the corpora; left unknown (0).
+//  - peak rates (for the roofline of `aotc compare`, docs/compare.md): Cambricon's MLU370-X8
+//    launch (2022-03-21, as reported by guangxilong.com/c/032129635H022.html and
+//    rencaizhenjiang.com/news/hard/20220324/124384.html; no vendor datasheet in the corpora):
+//    FP32 32 TFLOP/s and 614.4 GB/s of LPDDR5 for the card's two MLU370 chips, so one chip,
+//    what a package runs on, 16 TFLOP/s and 307.2 GB/s.
 #include "targets/target.h"
 
 #include "codegen/bang/bang_emitter.h"
@@ -61,6 +65,8 @@ class Mlu370Target final : public Target {
         "flushed to zero, modelled from public reports, not vendor data (IEEE fp32 with "
         "-DAOTC_MLU_NUMERICS=ieee); division as __bang_recip times __bang_mul; no float64";
     facts_.flush_denormals = true;
+    facts_.peak_gflops_f32 = 32000.0 / 2;
+    facts_.peak_memory_gbps = 614.4 / 2;
     // --precision fp16: activations and vector kernels' operands stored as f16 (mtp_372 has no
     // bf16); __bang_matmul is planned for f32 operands here, so matrix products stay f32 with
     // conversions around them.

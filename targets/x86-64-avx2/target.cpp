@@ -33,6 +33,12 @@ void register_x86_64_avx2_target(TargetRegistry& r) {
   f.dtypes = all_cpu_dtypes();
   f.accumulation = simd_cpu_accumulation();
   f.flush_denormals = false;
+  // Peak rates of ONE core, for the roofline of `aotc compare` (docs/compare.md): the two
+  // 256-bit FMA ports assumed above (2 x 8 lanes x 2 FLOP = 32 FLOP/cycle) at an assumed
+  // 3.0 GHz = 96 GFLOP/s; one core streams about 40 GB/s from DRAM (recent server cores:
+  // 20-60 GB/s). Assumptions for the class, not a datasheet; a roofline errs high on rates.
+  f.peak_gflops_f32 = 2 * 8 * 2 * 3.0;
+  f.peak_memory_gbps = 40;
   r.add(std::make_unique<CppCpuTarget>(std::move(f)));
 }
 

@@ -38,6 +38,13 @@ void register_x86_64_avx512_target(TargetRegistry& r) {
   f.dtypes = all_cpu_dtypes();
   f.accumulation = simd_cpu_accumulation();
   f.flush_denormals = false;
+  // Peak rates of ONE core, for the roofline of `aotc compare` (docs/compare.md): Zen 4 as
+  // assumed above, two 256-bit FMA pipes (a 512-bit FMA in two halves) = 32 FLOP/cycle at an
+  // assumed 3.0 GHz = 96 GFLOP/s (an Intel core with two 512-bit FMA ports doubles it); one
+  // core streams about 40 GB/s from DRAM (recent server cores: 20-60 GB/s). Assumptions for
+  // the class, not a datasheet; a roofline errs high on rates.
+  f.peak_gflops_f32 = 2 * 8 * 2 * 3.0;
+  f.peak_memory_gbps = 40;
   r.add(std::make_unique<CppCpuTarget>(std::move(f)));
 }
 

@@ -23,6 +23,14 @@ void register_x86_64_target(TargetRegistry& r) {
       "f64 in f64; IEEE round to nearest even; float8/float4/4-bit/2-bit "
       "types are converted by Cast only (docs/dtypes.md)";
   f.flush_denormals = false;
+  // Peak rates of ONE core (packages run their kernels on one thread unless --threads), for the
+  // roofline of `aotc compare` (docs/compare.md). Assumptions for the class, not a datasheet:
+  // built for baseline x86-64 (SSE2, no FMA), a core issues a 4-lane add and a 4-lane multiply
+  // per cycle (8 FLOP/cycle) at an assumed 3.0 GHz = 24 GFLOP/s; one core streams about
+  // 40 GB/s from DRAM (recent server cores: 20-60 GB/s). A roofline is a lower bound of time,
+  // so the rates err high.
+  f.peak_gflops_f32 = 8 * 3.0;
+  f.peak_memory_gbps = 40;
   r.add(std::make_unique<CppCpuTarget>(std::move(f)));
 }
 

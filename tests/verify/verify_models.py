@@ -5,6 +5,12 @@ interpreter on the models' sample inputs, and checks that the report names no di
 --tolerance (and, with --baseline-dir, that no node's error grew beyond 2x its baseline).
 
   tests/verify/verify_models.py --aotc build/aotc --target x86-64 --models mlp,bert
+
+Baselines (docs/verify.md): tests/verify/baselines/<tag>/<model>.json, the tag being the target
+(or --baseline-tag, e.g. mlu370-ieee for the IEEE build). The suite runs with
+--baseline-dir tests/verify/baselines: a model whose node errors grew beyond 2x its baseline
+fails, and so does a model without a baseline. Refresh them, after a change that is meant to move
+the errors, with the same command and --write-baselines.
 """
 import argparse
 import dataclasses
@@ -13,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +37,9 @@ def main():
     ap.add_argument("--models", default="mlp,bert")
     ap.add_argument("--tolerance", default="1e-3")
     ap.add_argument("--cmake-define", action="append", default=[])
-    ap.add_argument("--baseline-dir", help="folder of <model>.<target>.json baselines (verify.json files)")
-    ap.add_argument("--write-baselines", action="store_true", help="copy each verify.json into --baseline-dir")
+    ap.add_argument("--baseline-dir", help="folder of <tag>/<model>.json baselines (slimmed verify.json files)")
+    ap.add_argument("--baseline-tag", help="the baselines' subfolder (default: the target)")
+    ap.add_argument("--write-baselines", action="store_true", help="write each verify.json into --baseline-dir")
     ap.add_argument("--work", default="build/verify_models")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
@@ -40,13 +48,14 @@ def main():
     (work / "pkgs").mkdir(parents=True)
     t0 = time.time()
     names, inputs, failures = [m for m in args.models.split(",") if m], {}, []
-    for k, name in enumerate(names):
+    for name in names:
         module, overrides = run_models.MODELS[name]
         cfg = dataclasses.replace(module.CONFIGS["test"], **overrides)
         model = module.build(cfg)
         path = work / "models" / f"{name}.onnx"
         save(model, path)
-        inputs[name] = write_inputs(model, module.sample_inputs(cfg, np.random.default_rng(100 + k)),
+        # Seeded by the model's name, not its place in --models: a baseline holds for any list.
+        inputs[name] = write_inputs(model, module.sample_inputs(cfg, np.random.default_rng(zlib.crc32(name.encode()))),
                                     work / "inputs" / name)
         subprocess.run([str(aotc), "compile", str(path), "-t", args.target, "-o", str(work / "pkgs" / name),
                         "--name", name, "--dump-kernels"], check=True, capture_output=True)
@@ -63,8 +72,12 @@ def main():
                "--tolerance", args.tolerance]
         for f in inputs[name]:
             cmd += ["--input", str(f)]
-        baseline = Path(args.baseline_dir) / f"{name}.{args.target}.json" if args.baseline_dir else None
-        if baseline and baseline.exists() and not args.write_baselines:
+        baseline = Path(args.baseline_dir) / (args.baseline_tag or args.target) / f"{name}.json" if args.baseline_dir else None
+        if baseline and not args.write_baselines:
+            if not baseline.exists():
+                failures.append(f"{name}: no baseline {baseline}: write it with --write-baselines (docs/verify.md)")
+                print(f"FAIL: {name}: no baseline {baseline}", flush=True)
+                continue
             cmd += ["--baseline", str(baseline)]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
@@ -80,11 +93,13 @@ def main():
               f"({time.time() - t0:.0f} s)", flush=True)
         if first is not None:
             failures.append(f"{name}: first divergent node {first!r} at tolerance {args.tolerance}")
-        if args.write_baselines and args.baseline_dir:
-            Path(args.baseline_dir).mkdir(parents=True, exist_ok=True)
-            slim = dict(report, nodes=[{k: n.get(k) for k in ("node", "op", "value", "compared", "max_rel")}
-                                       for n in report["nodes"]])
-            (Path(args.baseline_dir) / f"{name}.{args.target}.json").write_text(json.dumps(slim, indent=1) + "\n")
+        if args.write_baselines and baseline:
+            baseline.parent.mkdir(parents=True, exist_ok=True)
+            # What --baseline reads (each node's max_rel), without the work folder's paths.
+            slim = dict(report, model=f"{name}.onnx", nodes=[{k: n.get(k) for k in ("node", "op", "value", "compared", "max_rel")}
+                                                            for n in report["nodes"]])
+            baseline.write_text(json.dumps(slim, indent=1) + "\n")
+            print(f"     wrote {baseline}", flush=True)
     if failures:
         print("\n".join(failures), file=sys.stderr)
         return 1
