@@ -40,12 +40,12 @@ struct MatrixProduct {
   int64_t m0 = 16, k0 = 16, n0 = 16;
 };
 
-/// Peak rates for the roofline of the cost model (0: unknown).
+/// Peak rates of the units for the roofline of the cost model (0: unknown). Memory bandwidth is
+/// TargetFacts::peak_memory_gbps, shared with the other targets' rooflines (aotc compare).
 struct NpuRates {
   double cube_tflops_f16 = 0;    ///< Matrix unit, f16/bf16 operands (dense).
   double cube_tflops_f32 = 0;    ///< Matrix unit, f32 operands.
   double vector_tflops_f32 = 0;  ///< All vector units together, f32.
-  double hbm_gbps = 0;           ///< Global memory bandwidth.
 };
 
 struct NpuFacts {

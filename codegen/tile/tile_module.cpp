@@ -145,7 +145,7 @@ class TileModuleBuilder {
       tk.cube_seconds = tflops > 0 ? tk.cube_seconds + p.cube_flops / (tflops * 1e12) : -1;
     }
     if (tk.memory_seconds >= 0)
-      tk.memory_seconds = rates.hbm_gbps > 0 ? tk.memory_seconds + gm / (rates.hbm_gbps * 1e9) : -1;
+      tk.memory_seconds = facts_.peak_memory_gbps > 0 ? tk.memory_seconds + gm / (facts_.peak_memory_gbps * 1e9) : -1;
     DeviceModule::Launch launch;
     launch.kernel = index;
     launch.node = &n;
