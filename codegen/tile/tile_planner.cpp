@@ -54,6 +54,7 @@ const TilePlannerRegistry& TilePlannerRegistry::instance() {
     register_reduce_plans(r);
     register_norm_plans(r);
     register_conv_plans(r);
+    register_distribution_plans(r);
     return r;
   }();
   return registry;

@@ -120,5 +120,6 @@ void register_matmul_plans(TilePlannerRegistry& r);
 void register_reduce_plans(TilePlannerRegistry& r);
 void register_norm_plans(TilePlannerRegistry& r);
 void register_conv_plans(TilePlannerRegistry& r);
+void register_distribution_plans(TilePlannerRegistry& r);
 
 }  // namespace aotc::codegen::tile
