@@ -7,6 +7,7 @@
 #include "codegen/npu_tiled/tiled_dialect.h"
 #include "codegen/tile/tile_footprint.h"
 #include "codegen/tile/tile_planner.h"
+#include "graph/ir_text.h"
 
 namespace aotc::codegen {
 
@@ -98,7 +99,7 @@ std::string slice_tables(const tile::TileModule& m, int tiles) {
       for (size_t a = 0; a < args.size(); ++a) {
         const auto slices = allowed_slices(n, args[a], a, tiles);
         const std::string tensor = args[a].value ? args[a].value->name() : std::string("(workspace)");
-        const std::string dist = args[a].value ? args[a].value->type().to_string() : std::string("");
+        const std::string dist = args[a].value ? print_type(args[a].value->type()) : std::string("");
         if (!slices) {
           arg_rows += fmt::format("    {{{}, {}, 0, nullptr, nullptr}},\n", c_string_literal(tensor),
                                   c_string_literal(dist));
