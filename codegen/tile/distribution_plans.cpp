@@ -89,6 +89,8 @@ std::vector<Rows> runs_of(const Intervals& v) {
   return out;
 }
 
+}  // namespace
+
 Status plan_redistribute(TileContext& k) {
   const Value* in = k.input(0);
   const Value* out = k.output(0);
@@ -147,9 +149,5 @@ Status plan_redistribute(TileContext& k) {
   k.add(std::move(p));
   return Status::ok();
 }
-
-}  // namespace
-
-void register_distribution_plans(TilePlannerRegistry& r) { r.add("Redistribute", plan_redistribute); }
 
 }  // namespace aotc::codegen::tile
