@@ -168,6 +168,9 @@ NpuLauncherText tiled_launcher(const NpuKernelLaunch& k) {
 }  // namespace
 
 Expected<EmittedModule> emit_tiled_module(const ModuleSpec& spec, const TargetFacts& facts) {
+  if (spec.compensated_sums)
+    return unsupported("npu-tiled: --accumulate compensated is not implemented by the tile API's kernels "
+                       "(their sums are plain fp32)");
   const int64_t cmx_bytes = 2 * facts.npu->memory(OnChipSpace::kVector).bytes;
   const int tiles = facts.npu->tiles;
   NpuPackageSpelling s;
