@@ -17,6 +17,7 @@
 #include "graph/ops/control_flow.h"
 #include "codegen/package_api.h"
 #include "graph/ops/op_registry.h"
+#include "passes/legalize_distribution.h"
 #include "passes/plan_memory.h"
 #include "targets/tuning.h"
 
@@ -25,6 +26,21 @@ namespace fs = std::filesystem;
 using codegen::PackageFile;
 
 namespace {
+
+/// Tiled NPUs: legalize-distribution's choices into the report, and report.json rewritten with them.
+void add_distribution_report(const DistributionReport& d, int tiles, codegen::CompileReport& report,
+                             std::vector<PackageFile>& files) {
+  codegen::ReportDistribution& r = report.distribution;
+  r.tiles = tiles;
+  for (const DistributionReport::Kernel& k : d.kernels) r.kernels.push_back({k.node, k.op, k.strategy});
+  r.dma_bytes = d.dma_bytes;
+  r.always_spill_bytes = d.always_spill_bytes;
+  r.free_casts = d.free_casts;
+  r.halo_exchanges = d.halo_exchanges;
+  r.ddr_round_trips = d.ddr_round_trips;
+  for (PackageFile& f : files)
+    if (f.path == "report.json") f.contents = codegen::report_to_json(report);
+}
 
 // Names every refused node, grouped by reason, so one compile attempt shows all missing
 // support instead of one node at a time.
@@ -515,11 +531,15 @@ Expected<CompileResult> compile_model(const CompileOptions& options, const Targe
     AOTC_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
                           frontend::import_onnx_model(*proto, options.model_path, options.import));
     proto.reset();
+    DistributionReport distribution;
+    pipeline.distribution_report = &distribution;
     Status s = run_pipeline(*graph, pipeline);
     if (!s.is_ok()) return in_model(s);
     count_tuned(*graph);
     files = build_package(*graph, *compiling, package, result.report);
     result.kernel_costs = codegen::kernel_costs(*graph);
+    if (files.has_value() && compiling->facts().npu && compiling->facts().npu->tiles > 0)
+      add_distribution_report(distribution, compiling->facts().npu->tiles, result.report, *files);
   } else {
     AOTC_RETURN_IF_ERROR(check_bucket_axes(options.buckets, *proto).with_context(options.model_path));
     std::vector<std::string> symbols;

@@ -121,6 +121,20 @@ std::string tile_kernels_json(const CompileReport& r) {
   return "  \"tile_kernels\": [\n" + list + "  ],\n";
 }
 
+std::string distribution_json(const ReportDistribution& d) {
+  std::string list;
+  for (size_t i = 0; i < d.kernels.size(); ++i) {
+    const ReportDistribution::Kernel& k = d.kernels[i];
+    list += fmt::format("      {{\"node\": {}, \"op\": {}, \"strategy\": {}}}{}\n", json_string(k.node),
+                        json_string(k.op), json_string(k.strategy), i + 1 < d.kernels.size() ? "," : "");
+  }
+  return fmt::format(
+      "  \"distribution\": {{\n    \"tiles\": {},\n    \"dma_bytes_per_inference\": {},\n"
+      "    \"always_spill_dma_bytes\": {},\n    \"repairs\": {{\"free_cast\": {}, \"halo_exchange\": {}, "
+      "\"ddr_round_trip\": {}}},\n    \"kernels\": [\n{}    ]\n  }},\n",
+      d.tiles, d.dma_bytes, d.always_spill_bytes, d.free_casts, d.halo_exchanges, d.ddr_round_trips, list);
+}
+
 }  // namespace
 
 std::string report_to_json(const CompileReport& r) {
@@ -140,6 +154,7 @@ std::string report_to_json(const CompileReport& r) {
   out += memory_json(r);
   if (!r.buckets.empty()) out += buckets_json(r);
   if (!r.tile_kernels.empty()) out += tile_kernels_json(r);
+  if (r.distribution.tiles > 0) out += distribution_json(r.distribution);
   out += fmt::format("  \"weights_bytes\": {},\n", r.weights_bytes);
   out += fmt::format("  \"weights\": {{\"constants\": {}, \"storage\": {}}},\n", r.weights_constants,
                      json_string(r.weights_storage));

@@ -65,6 +65,18 @@ struct ReportTileKernel {
   std::string roofline_bound;  ///< "cube", "memory", or "unknown (...)".
 };
 
+/// Tiled NPUs: what distribution legalization chose (passes/legalize_distribution.h).
+struct ReportDistribution {
+  struct Kernel {
+    std::string node, op, strategy;
+  };
+  int tiles = 0;  ///< 0: no distribution (not a tiled target).
+  std::vector<Kernel> kernels;
+  int64_t dma_bytes = 0;           ///< Per inference, after legalization.
+  int64_t always_spill_bytes = 0;  ///< Every tensor written to DDR and read back by every reader.
+  int free_casts = 0, halo_exchanges = 0, ddr_round_trips = 0;
+};
+
 struct CompileReport {
   std::string generated_by;  ///< The banner line; first key, so aotc can recognise its packages.
   std::string name;          ///< Package name.
@@ -100,6 +112,7 @@ struct CompileReport {
   int64_t staging_bytes = 0;
   /// NPU targets: every kernel's on-chip bytes against capacity and its roofline estimate.
   std::vector<ReportTileKernel> tile_kernels;
+  ReportDistribution distribution;
 };
 
 /// The report as pretty-printed JSON (two-space indent, trailing newline).

@@ -165,14 +165,27 @@ python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --mode
 python3 tests/bang/measure_numerics.py --aotc build/aotc --work build/mlu_compensated --layers 8 \
   --width 128 --batch 8 --every 8 --compensated --require-closed 90 || suite_failed $LINENO
 
-# npu-tiled (docs/npu-tiled.md): its golden tests ran with the unit tests
-# (tests/passes/legalize_distribution.aotc); here a Qwen2-style decoder layer (28 query heads,
-# 4 KV heads) is legalized for 4 tiles at a sample of prompt lengths in one bucketed compile
-# (packages are not rendered yet: the compile stops at emission). About 1 minute; the full sweep
-# is --lengths 1-512 (about 40 minutes).
-section "npu-tiled: distribution legalization of a Qwen2-style layer at a sample of prompt lengths"
+# npu-tiled (docs/npu-tiled.md) on aotc's emulation of the tile API, which checks every tile's DDR
+# accesses against its slices of the legalized distributions (its golden tests and the
+# emulation's rule tests, build/aotc_tile_emulation_tests, ran with the unit tests): the package's
+# error paths (CMX too small, an injected out-of-slice access), models/ MLP and BERT on 2, 4 and 6
+# tiles, the node-test sample, and a Qwen2-style decoder layer (28 query heads, 4 KV heads):
+# legalized and rendered at a sample of prompt lengths in one bucketed compile, and run against
+# onnxruntime at three lengths. About 6 minutes; the full sweep is --lengths 1-512 (about 40
+# minutes), tier-1 node tests: run_node_tests.py --target npu-tiled --tests
+# tests/conformance/tier1_tests.txt.
+section "npu-tiled on the tile API emulation: package error paths, models/ MLP and BERT on 2/4/6 tiles, node-test sample, a Qwen2-style layer swept and run"
+python3 tests/tiled/check_tiled_package.py --aotc build/aotc --work build/tiled_package_checks || suite_failed $LINENO
+for tiles in 2 4 6; do
+  python3 tests/models/run_models.py --aotc build/aotc --target npu-tiled --models mlp,bert \
+    --compile-arg=--tiles --compile-arg=$tiles --work build/models_tiled_$tiles || suite_failed $LINENO
+done
+python3 tests/conformance/run_node_tests.py --aotc build/aotc --target npu-tiled \
+  --tests tests/ascendc/node_tests_sample.txt --work build/conformance_tiled || suite_failed $LINENO
 python3 tests/tiled/sweep_qwen2_distribution.py --aotc build/aotc --tiles 4 \
   --lengths 1,2,3,7,16,17,64,100,255,333,336,512 --work build/qwen2_sweep || suite_failed $LINENO
+python3 tests/tiled/run_qwen2_layer.py --aotc build/aotc --tiles 4 --lengths 1,7,17 \
+  --work build/qwen2_run || suite_failed $LINENO
 
 # aotc verify (docs/verify.md): models built to diverge at a known node on x86-64 and mlu370 (fp32
 # and fp16), models that must name nothing, an injected uninitialised read caught by

@@ -13,45 +13,14 @@ namespace {
 using namespace tile;
 
 /// Scalar C on the AI Core's scalar unit, for the element expressions of scalar loops: the
-/// kernel's own types (half, bfloat16_t), no math library.
-class AscendScalarC final : public ScalarCDialect {
+/// kernel's own types (half, bfloat16_t, double), no math library.
+class AscendScalarC final : public CScalarC {
  public:
   std::string language() const override { return "Ascend C (scalar unit)"; }
   std::string helper_qualifier() const override { return "__aicore__ inline"; }
-  std::string storage_type(DType t) const override {
-    if (is_storage_only(t)) return "uint8_t";
-    switch (t) {
-      case DType::kFloat32: return "float";
-      case DType::kFloat16: return "half";
-      case DType::kBFloat16: return "bfloat16_t";
-      case DType::kFloat64: return "double";
-      case DType::kInt8: return "int8_t";
-      case DType::kInt16: return "int16_t";
-      case DType::kInt32: return "int32_t";
-      case DType::kInt64: return "int64_t";
-      case DType::kUInt8: return "uint8_t";
-      case DType::kUInt16: return "uint16_t";
-      case DType::kUInt32: return "uint32_t";
-      case DType::kUInt64: return "uint64_t";
-      case DType::kBool: return "uint8_t";
-      default: return "uint8_t";
-    }
-  }
-  std::string compute_type(DType t) const override {
-    if (is_storage_only(t)) return "uint";
-    switch (t) {
-      case DType::kFloat16:
-      case DType::kBFloat16: return "float";
-      case DType::kBool: return "int";
-      case DType::kInt8:
-      case DType::kInt16:
-      case DType::kUInt8:
-      case DType::kUInt16: return "int";
-      default: return storage_type(t);
-    }
-  }
-  std::string int64_type() const override { return "int64_t"; }
-  std::string uint64_type() const override { return "uint64_t"; }
+  std::string half_type() const override { return "half"; }
+  std::string bfloat16_type() const override { return "bfloat16_t"; }
+  bool has_double() const override { return true; }
   std::string load(DType, const std::string& p, const std::string& i) const override {
     return p + ".GetValue(" + i + ")";
   }
@@ -59,31 +28,6 @@ class AscendScalarC final : public ScalarCDialect {
                     const std::string& v) const override {
     return p + ".SetValue(" + i + ", " + v + ");";
   }
-  std::string literal(DType t, double v) const override {
-    if (is_float(t)) {
-      const bool single = t != DType::kFloat64;
-      if (std::isnan(v)) return single ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
-      if (std::isinf(v)) {
-        std::string inf = single ? "__builtin_inff()" : "__builtin_inf()";
-        return v < 0 ? "(-" + inf + ")" : inf;
-      }
-      std::string s = single ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
-      if (s.find_first_of(".e") == std::string::npos) s += ".0";
-      return single ? s + "f" : s;
-    }
-    if (t == DType::kBool) return v != 0 ? "1" : "0";
-    auto i = static_cast<long long>(v);
-    if (t == DType::kInt64) return fmt::format("{}LL", i);
-    if (t == DType::kUInt64) return fmt::format("{}ULL", static_cast<unsigned long long>(i));
-    if (is_unsigned_integer(t)) return fmt::format("{}u", static_cast<unsigned long long>(i));
-    return fmt::format("{}", i);
-  }
-  std::string math(const std::string& fn, DType t) const override {
-    // Never reached for scalar loops (scalar_unit_computes refuses math functions).
-    return compute_type(t) == "float" ? fn + "f" : fn;
-  }
-  std::string float_bits(const std::string& f) const override { return "aotc_f32_bits(" + f + ")"; }
-  std::string bits_float(const std::string& u) const override { return "aotc_bits_f32(" + u + ")"; }
 };
 
 const AscendScalarC& scalar_c_instance() {

@@ -18,41 +18,11 @@ constexpr int64_t kCountGranule = 64;
 
 /// Scalar C on an MLU core's scalar unit, for the element expressions of scalar loops: BANG C's
 /// own types (half), pointers into NRAM and GDRAM, no math library.
-class BangScalarC final : public ScalarCDialect {
+class BangScalarC final : public CScalarC {
  public:
   std::string language() const override { return "BANG C (scalar unit)"; }
   std::string helper_qualifier() const override { return "__mlu_func__"; }
-  std::string storage_type(DType t) const override {
-    if (is_storage_only(t)) return "uint8_t";
-    switch (t) {
-      case DType::kFloat32: return "float";
-      case DType::kFloat16: return "half";
-      case DType::kInt8: return "int8_t";
-      case DType::kInt16: return "int16_t";
-      case DType::kInt32: return "int32_t";
-      case DType::kInt64: return "int64_t";
-      case DType::kUInt8: return "uint8_t";
-      case DType::kUInt16: return "uint16_t";
-      case DType::kUInt32: return "uint32_t";
-      case DType::kUInt64: return "uint64_t";
-      case DType::kBool: return "uint8_t";
-      default: return "uint8_t";
-    }
-  }
-  std::string compute_type(DType t) const override {
-    if (is_storage_only(t)) return "uint";
-    switch (t) {
-      case DType::kFloat16: return "float";
-      case DType::kBool:
-      case DType::kInt8:
-      case DType::kInt16:
-      case DType::kUInt8:
-      case DType::kUInt16: return "int";
-      default: return storage_type(t);
-    }
-  }
-  std::string int64_type() const override { return "int64_t"; }
-  std::string uint64_type() const override { return "uint64_t"; }
+  std::string half_type() const override { return "half"; }
   std::string load(DType, const std::string& p, const std::string& i) const override {
     return p + "[" + i + "]";
   }
@@ -60,26 +30,6 @@ class BangScalarC final : public ScalarCDialect {
                     const std::string& v) const override {
     return p + "[" + i + "] = " + v + ";";
   }
-  std::string literal(DType t, double v) const override {
-    if (is_float(t)) {
-      if (std::isnan(v)) return "__builtin_nanf(\"\")";
-      if (std::isinf(v)) return v < 0 ? "(-__builtin_inff())" : "__builtin_inff()";
-      std::string s = fmt::format("{}", static_cast<float>(v));
-      if (s.find_first_of(".e") == std::string::npos) s += ".0";
-      return s + "f";
-    }
-    if (t == DType::kBool) return v != 0 ? "1" : "0";
-    auto i = static_cast<long long>(v);
-    if (t == DType::kInt64) return fmt::format("{}LL", i);
-    if (t == DType::kUInt64) return fmt::format("{}ULL", static_cast<unsigned long long>(i));
-    if (is_unsigned_integer(t)) return fmt::format("{}u", static_cast<unsigned long long>(i));
-    return fmt::format("{}", i);
-  }
-  std::string math(const std::string& fn, DType t) const override {
-    return compute_type(t) == "float" ? fn + "f" : fn;
-  }
-  std::string float_bits(const std::string& f) const override { return "aotc_f32_bits(" + f + ")"; }
-  std::string bits_float(const std::string& u) const override { return "aotc_bits_f32(" + u + ")"; }
 };
 
 const BangScalarC& scalar_c_instance() {

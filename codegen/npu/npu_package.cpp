@@ -48,7 +48,7 @@ Launchers launchers(const tile::TileModule& m, const NpuPackageSpelling& s) {
 
 Expected<EmittedModule> emit_npu_module(const ModuleSpec& spec, const TargetFacts& facts,
                                         const NpuPackageSpelling& s) {
-  AOTC_ASSIGN_OR_RETURN(tile::TileModule module, tile::build_tile_module(spec, *s.dialect, facts));
+  AOTC_ASSIGN_OR_RETURN(tile::TileModule module, tile::build_tile_module(spec, *s.dialect, facts, s.node_cores));
   const std::string& name = spec.name;
   const std::string uname = upper_identifier(name);
   const Graph& g = spec.graph;
@@ -85,9 +85,15 @@ Expected<EmittedModule> emit_npu_module(const ModuleSpec& spec, const TargetFact
 
   Launchers l = launchers(module, s);
   std::string tables = render_device_tables(module.device, spec, "kModule", "", kernel_file);
+  std::map<std::string, std::string> host_vars;
+  if (s.host_vars) host_vars = s.host_vars(module);
+  auto with_chip_vars = [&](std::map<std::string, std::string> vars) {
+    for (const auto& [key, value] : host_vars) vars[key] = value;
+    return vars;
+  };
   m.files.push_back({"src/" + name + ".cpp",
                      render_embedded(s.chip_dir + "/templates/model.cpp.in",
-                                     {{"BANNER", spec.banner},
+                                     with_chip_vars({{"BANNER", spec.banner},
                                       {"NAME", name},
                                       {"UNAME", uname},
                                       {s.declarations_key, l.emulation_declarations},
@@ -96,7 +102,7 @@ Expected<EmittedModule> emit_npu_module(const ModuleSpec& spec, const TargetFact
                                       {"LAUNCHERS", l.functions},
                                       {"LAUNCH_TABLE", l.table},
                                       {"RUN_BODY", host.run_body},
-                                      {"BUCKET_DISPATCH", host.dispatch}}),
+                                      {"BUCKET_DISPATCH", host.dispatch}})),
                      {}});
   m.library_sources.push_back("src/" + name + ".cpp");
   add_embedded_weights(m, spec);

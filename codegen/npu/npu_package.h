@@ -45,6 +45,10 @@ struct NpuPackageSpelling {
   std::function<NpuLauncherText(const NpuKernelLaunch&)> launcher;
   std::string build_setup, build_rules;  ///< CMake text (see BuildSpec); {name} and {kernels}
                                          ///< in build_rules are the model and its kernel file.
+  /// Optional: the cores each node's kernels split over (tile_module.h), and keys of the chip's
+  /// model.cpp.in computed from the module (npu-tiled: the tiles' slices of every launch).
+  tile::NodeCores node_cores;
+  std::function<std::map<std::string, std::string>(const tile::TileModule&)> host_vars;
 };
 
 /// Renders the package of `spec` for an NPU whose chip spells it as `s`.

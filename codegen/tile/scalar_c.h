@@ -3,9 +3,12 @@
 /// (TileDialect::scalar_c): the element expressions of codegen/device/device_expressions.h need
 /// types, literals, casts and loads; the work-item, buffer-parameter and local-memory hooks of
 /// GPU kernels have no meaning on an NPU's scalar unit and are answered empty here.
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "codegen/device/kernel_dialect.h"
 
@@ -30,6 +33,78 @@ class ScalarCDialect : public KernelDialect {
                           int64_t) const override {
     return "";
   }
+};
+
+/// The scalar C every NPU kernel language shares: <stdint.h> integer types, float, the
+/// language's own half (and bfloat16, double where it has them), bool stored as uint8_t; fp16
+/// and bf16 computed in float, narrow integers in int; literals with f / LL / ULL / u suffixes and
+/// __builtin_nan / __builtin_inf; math functions with the float suffix; float bits through the
+/// prelude's aotc_f32_bits / aotc_bits_f32. A language spells its half type, its bfloat16 type
+/// ("" if none), whether it has double, and its loads and stores.
+class CScalarC : public ScalarCDialect {
+ public:
+  virtual std::string half_type() const = 0;
+  virtual std::string bfloat16_type() const { return ""; }
+  virtual bool has_double() const { return false; }
+
+  std::string storage_type(DType t) const override {
+    if (is_storage_only(t)) return "uint8_t";
+    switch (t) {
+      case DType::kFloat32: return "float";
+      case DType::kFloat16: return half_type();
+      case DType::kBFloat16: return bfloat16_type().empty() ? "uint8_t" : bfloat16_type();
+      case DType::kFloat64: return has_double() ? "double" : "uint8_t";
+      case DType::kInt8: return "int8_t";
+      case DType::kInt16: return "int16_t";
+      case DType::kInt32: return "int32_t";
+      case DType::kInt64: return "int64_t";
+      case DType::kUInt8: return "uint8_t";
+      case DType::kUInt16: return "uint16_t";
+      case DType::kUInt32: return "uint32_t";
+      case DType::kUInt64: return "uint64_t";
+      case DType::kBool: return "uint8_t";
+      default: return "uint8_t";
+    }
+  }
+  std::string compute_type(DType t) const override {
+    if (is_storage_only(t)) return "uint";
+    switch (t) {
+      case DType::kFloat16: return "float";
+      case DType::kBFloat16: return bfloat16_type().empty() ? storage_type(t) : "float";
+      case DType::kBool:
+      case DType::kInt8:
+      case DType::kInt16:
+      case DType::kUInt8:
+      case DType::kUInt16: return "int";
+      default: return storage_type(t);
+    }
+  }
+  std::string int64_type() const override { return "int64_t"; }
+  std::string uint64_type() const override { return "uint64_t"; }
+  std::string literal(DType t, double v) const override {
+    if (is_float(t)) {
+      const bool single = !(has_double() && t == DType::kFloat64);
+      if (std::isnan(v)) return single ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
+      if (std::isinf(v)) {
+        std::string inf = single ? "__builtin_inff()" : "__builtin_inf()";
+        return v < 0 ? "(-" + inf + ")" : inf;
+      }
+      std::string s = single ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
+      if (s.find_first_of(".e") == std::string::npos) s += ".0";
+      return single ? s + "f" : s;
+    }
+    if (t == DType::kBool) return v != 0 ? "1" : "0";
+    auto i = static_cast<long long>(v);
+    if (t == DType::kInt64) return fmt::format("{}LL", i);
+    if (t == DType::kUInt64) return fmt::format("{}ULL", static_cast<unsigned long long>(i));
+    if (is_unsigned_integer(t)) return fmt::format("{}u", static_cast<unsigned long long>(i));
+    return fmt::format("{}", i);
+  }
+  std::string math(const std::string& fn, DType t) const override {
+    return compute_type(t) == "float" ? fn + "f" : fn;
+  }
+  std::string float_bits(const std::string& f) const override { return "aotc_f32_bits(" + f + ")"; }
+  std::string bits_float(const std::string& u) const override { return "aotc_bits_f32(" + u + ")"; }
 };
 
 }  // namespace aotc::codegen::tile

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 
 namespace aotc::codegen::tile {
@@ -97,13 +98,34 @@ class Walker {
   void walk(const Block& b) {
     for (const Op& op : b) std::visit([&](const auto& o) { visit(o); }, op);
   }
-  void visit(const Copy& c) { rows(c.arg, !c.to_chip, eval(c.gm_offset), c.blocks, c.block_len, c.gm_stride); }
-  void visit(const ScalarRead& s) {
-    if (!s.buf) touch(s.arg, false, eval(s.gm_offset), 1);
+  /// Whether i depends on a value the kernel reads (a gathered index): where it points is known
+  /// only at run time, so the access may reach any element of the argument.
+  bool data_dependent(const Index& i) const {
+    for (const IndexTerm& t : i.terms)
+      if (data_vars_.count(t.var)) return true;
+    return false;
   }
+  void anywhere(int arg, bool write) {
+    if (arg >= 0) touch(arg, write, 0, plan_.args[static_cast<size_t>(arg)].elements);
+  }
+  void visit(const Copy& c) {
+    if (data_dependent(c.gm_offset)) return anywhere(c.arg, !c.to_chip);
+    rows(c.arg, !c.to_chip, eval(c.gm_offset), c.blocks, c.block_len, c.gm_stride);
+  }
+  void visit(const ScalarRead& s) {
+    data_vars_.insert(s.var);
+    if (s.buf) return;
+    if (data_dependent(s.gm_offset)) return anywhere(s.arg, false);
+    touch(s.arg, false, eval(s.gm_offset), 1);
+  }
+  void visit(const ScalarCompute& c) { data_vars_.insert(c.var); }
   void visit(const ScalarLoop& l) {
     for (const ElementSource& e : l.operands) {
       if (e.buffer || e.arg < 0) continue;
+      if (data_dependent(e.index)) {
+        anywhere(e.arg, false);
+        continue;
+      }
       for (int64_t j = 0; j < l.count; ++j) {
         env_[l.var] = j;
         touch(e.arg, false, eval(e.index), 1);
@@ -111,8 +133,14 @@ class Walker {
       env_.erase(l.var);
     }
   }
-  void visit(const MatrixCopyIn& m) { rows(m.arg, false, eval(m.gm_offset), m.rows, m.cols, m.gm_row_stride); }
-  void visit(const MatrixCopyOut& m) { rows(m.arg, true, eval(m.gm_offset), m.m, m.n, m.gm_row_stride); }
+  void visit(const MatrixCopyIn& m) {
+    if (data_dependent(m.gm_offset)) return anywhere(m.arg, false);
+    rows(m.arg, false, eval(m.gm_offset), m.rows, m.cols, m.gm_row_stride);
+  }
+  void visit(const MatrixCopyOut& m) {
+    if (data_dependent(m.gm_offset)) return anywhere(m.arg, true);
+    rows(m.arg, true, eval(m.gm_offset), m.m, m.n, m.gm_row_stride);
+  }
   void visit(const std::shared_ptr<Loop>& l) {
     const int64_t start = eval(l->start);
     for (int64_t v = start; v < start + l->trip; ++v) {
@@ -129,6 +157,7 @@ class Walker {
 
   const TilePlan& plan_;
   std::map<std::string, int64_t> env_;
+  std::set<std::string> data_vars_;  ///< Scalar variables set from memory or from such values.
   std::vector<ArgFootprint> out_;
 };
 

@@ -38,8 +38,9 @@ std::string signature(const Node& n) {
 
 class TileModuleBuilder {
  public:
-  TileModuleBuilder(const ModuleSpec& spec, const TileDialect& d, const TargetFacts& facts)
-      : spec_(spec), d_(d), facts_(with_compile_choices(facts, spec)) {}
+  TileModuleBuilder(const ModuleSpec& spec, const TileDialect& d, const TargetFacts& facts,
+                    const NodeCores& node_cores)
+      : spec_(spec), d_(d), facts_(with_compile_choices(facts, spec)), node_cores_(node_cores) {}
 
   Expected<TileModule> build() {
     m_.device.buffer_bytes[static_cast<int>(DeviceBuffer::kWeights)] = spec_.weights.total_bytes;
@@ -71,6 +72,7 @@ class TileModuleBuilder {
     m_.device.schedules.emplace_back();
     schedule_ = &m_.device.schedules.back();
     schedule_->inputs = placement_->inputs();
+    m_.launch_args.emplace_back();
     int64_t& io = m_.device.buffer_bytes[static_cast<int>(DeviceBuffer::kIo)];
     io = std::max(io, placement_->io_bytes());
     int64_t& arena_bytes = m_.device.buffer_bytes[static_cast<int>(DeviceBuffer::kArena)];
@@ -80,7 +82,13 @@ class TileModuleBuilder {
                                    spec_.buckets.size());
     for (const Node* n : g.nodes()) {
       if (n->num_outputs() == 1 && arena.views.count(n->output(0))) continue;  // no code
-      auto plans = plan_tile_kernels(*n, facts_);
+      TargetFacts node_facts = facts_;
+      if (node_cores_) {
+        const int cores = node_cores_(*n);
+        node_facts.npu->vector_cores = cores;
+        if (node_facts.npu->cube_cores > 0) node_facts.npu->cube_cores = cores;
+      }
+      auto plans = plan_tile_kernels(*n, node_facts);
       if (!plans.has_value()) return plans.status().with_context(n->describe());
       for (const TilePlan& p : plans->kernels) AOTC_RETURN_IF_ERROR(add_launch(*n, p));
     }
@@ -157,6 +165,7 @@ class TileModuleBuilder {
                                  m_.device.kernels[static_cast<size_t>(index)].name,
                                  print_tile_plan(p));
     schedule_->launches.push_back(std::move(launch));
+    m_.launch_args.back().push_back(p.args);
     return Status::ok();
   }
 
@@ -169,6 +178,7 @@ class TileModuleBuilder {
     return f;
   }
   const TargetFacts facts_;
+  const NodeCores node_cores_;
   TileModule m_;
   DeviceModule::Schedule* schedule_ = nullptr;
   std::optional<DevicePlacement> placement_;
@@ -217,8 +227,8 @@ std::vector<ReportTileKernel> report_tile_kernels(const TileModule& m, const Npu
 }
 
 Expected<TileModule> build_tile_module(const ModuleSpec& spec, const TileDialect& d,
-                                       const TargetFacts& facts) {
-  return TileModuleBuilder(spec, d, facts).build();
+                                       const TargetFacts& facts, const NodeCores& node_cores) {
+  return TileModuleBuilder(spec, d, facts, node_cores).build();
 }
 
 }  // namespace aotc::codegen::tile

@@ -6,6 +6,7 @@
 /// package (ModuleSpec::buckets). Language emitters (codegen/ascendc/, ...)
 /// write it as the kernel source and host tables over runtime_stub/aotc_device.h, where a
 /// launch's work size is its block count (global[0] blocks of one work-item).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,14 @@ struct TileModule {
   /// Every launch's plan, for `tile_plans.txt`: "launch 3: node 'x' (Add), kernel k2_add_map"
   /// and the plan, schedule by schedule.
   std::string plans_text;
+  /// Every launch's GM arguments as its plan states them ([schedule][launch][arg], parallel to
+  /// device.schedules' launches): the graph tensors behind them, for chips that check accesses.
+  std::vector<std::vector<std::vector<GmArg>>> launch_args;
 };
+
+/// The cores a node's kernels are split over when a target plans nodes differently (a tiled
+/// NPU's clustering strategy); unset: the target's NpuFacts as they are.
+using NodeCores = std::function<int(const Node&)>;
 
 /// Every kernel's on-chip bytes (each memory of its core kind against its capacity) and roofline
 /// estimate, for report.json.
@@ -57,6 +65,6 @@ std::vector<ReportTileKernel> report_tile_kernels(const TileModule& m, const Npu
 /// k<N>_<op>_<what> in first-use order and places their operands. Fails with the planner's
 /// reason when a node has no kernel.
 Expected<TileModule> build_tile_module(const ModuleSpec& spec, const TileDialect& d,
-                                       const TargetFacts& facts);
+                                       const TargetFacts& facts, const NodeCores& node_cores = {});
 
 }  // namespace aotc::codegen::tile

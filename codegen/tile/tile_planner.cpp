@@ -80,8 +80,15 @@ std::vector<std::string> TilePlannerRegistry::ops() const {
   return out;
 }
 
+namespace {
+bool is_tiled_repair(const Node& n, const NpuFacts& npu) { return n.op() == "Redistribute" && npu.tiles > 0; }
+const TilePlanner kRedistribute = plan_redistribute;
+const TilePlannerTraits kRedistributeTraits;
+}  // namespace
+
 Status run_tile_planner(TileContext& k) {
-  const TilePlanner* planner = TilePlannerRegistry::instance().find(k.node.op());
+  const TilePlanner* planner =
+      is_tiled_repair(k.node, k.npu) ? &kRedistribute : TilePlannerRegistry::instance().find(k.node.op());
   if (!planner) return unsupported("no tile kernel for op '{}'", k.node.op());
   AOTC_RETURN_IF_ERROR((*planner)(k));
   // Every plan's buffers are placed, and fit, by construction; check it all the same.
@@ -108,7 +115,8 @@ Status run_tile_planner(TileContext& k) {
 Expected<NodeTilePlans> plan_tile_kernels(const Node& node, const TargetFacts& facts) {
   AOTC_INTERNAL_ASSERT(facts.npu.has_value(), "target {} has no NPU facts", facts.name);
   const TilePlannerRegistry& registry = TilePlannerRegistry::instance();
-  const TilePlannerTraits* traits = registry.traits(node.op());
+  const TilePlannerTraits* traits =
+      is_tiled_repair(node, *facts.npu) ? &kRedistributeTraits : registry.traits(node.op());
   if (!traits) return unsupported("no tile kernel for op '{}'", node.op());
   for (const Value* v : node.inputs()) {
     if (v && !is_static(v->shape()))

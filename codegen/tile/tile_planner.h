@@ -121,4 +121,8 @@ void register_reduce_plans(TilePlannerRegistry& r);
 void register_norm_plans(TilePlannerRegistry& r);
 void register_conv_plans(TilePlannerRegistry& r);
 
+/// Redistribute, a tiled NPU's repair (legalize-distribution; distribution_plans.cpp): planned on
+/// targets with tiles only, outside the registry, so that the other NPU targets do not offer it.
+Status plan_redistribute(TileContext& k);
+
 }  // namespace aotc::codegen::tile

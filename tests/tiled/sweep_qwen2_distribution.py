@@ -73,10 +73,9 @@ def main():
     if missing:
         failures.append(f"no legalized graph at {len(missing)} lengths (first {missing[:5]}): "
                         + " ".join(p.stderr.split())[-600:])
-    # Legalization done, the compile stops at emission (npu-tiled packages are not rendered yet):
-    # anything else is a failure.
-    if p.returncode != 0 and "packages are not rendered yet" not in p.stderr:
-        failures.append("the compile failed before emission: " + " ".join(p.stderr.split())[-600:])
+    # Legalization done, the package is rendered (tests/tiled/run_qwen2_layer.py runs it).
+    if p.returncode != 0:
+        failures.append("the compile failed: " + " ".join(p.stderr.split())[-600:])
     print(f"| prompt lengths | repairs ({args.tiles} tiles) | DMA after legalization | always spilling |")
     print("|---|---|---|---|")
     band = []

@@ -22,7 +22,9 @@
  * aotc_status (the runtime up, a message on failure), set_device(int), create_queue(Queue*),
  * destroy_queue(Queue), queue_pointer(Queue) -> void*, sync(Queue), mem_info(size_t* free,
  * size_t* total), malloc(void**, size_t), free(void*),
- * to_device(void*, const void*, size_t), to_host(void*, const void*, size_t), release(int device). */
+ * to_device(void*, const void*, size_t), to_host(void*, const void*, size_t), release(int device);
+ * optionally begin_launch(State*, int schedule, int launch), called before each launch (the tiled
+ * emulation selects the launch's distribution checks with it). */
 #ifndef AOTC_NPU_GLUE_H
 #define AOTC_NPU_GLUE_H
 
@@ -31,6 +33,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
+#include <utility>
 
 #include "aotc_device.h"
 #include "aotc_runtime.h"
@@ -50,6 +54,16 @@ inline void set_error(char* error, size_t size, const char* format, ...) {
   std::vsnprintf(error, size, format, args);
   va_end(args);
 }
+
+template <typename Driver>
+struct State;
+
+/* Whether Driver has begin_launch (see above). */
+template <typename Driver, typename = void>
+struct has_begin_launch : std::false_type {};
+template <typename Driver>
+struct has_begin_launch<Driver, std::void_t<decltype(Driver::begin_launch(
+                                    std::declval<State<Driver>*>(), 0, 0))>> : std::true_type {};
 
 template <typename Driver>
 struct State {
@@ -229,6 +243,7 @@ aotc_status run(State<Driver>* s, int schedule, const void* const* inputs, void*
       const aotc_device_span& span = sch->args[l.first_arg + a];
       args[a] = s->buffers[span.buffer] + span.offset;
     }
+    if constexpr (has_begin_launch<Driver>::value) Driver::begin_launch(s, schedule, k);
     // One work-item per core: global[0] is the launch's core count.
     s->kernels[l.kernel](static_cast<uint32_t>(l.global[0]), Driver::queue_pointer(s->queue), args);
     if (s->sync) {
