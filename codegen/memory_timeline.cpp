@@ -5,33 +5,10 @@
 #include <algorithm>
 
 #include "passes/passes.h"
+#include "graph/printable.h"
 
 namespace aotc::codegen {
 namespace {
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        // Control characters are not allowed in XML 1.0 text.
-        out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-    }
-  }
-  return out;
-}
 
 /// A fill colour per buffer: hues spread by the golden angle, so neighbours differ.
 std::string colour(size_t i, bool scratch) {
@@ -67,7 +44,7 @@ std::string render_memory_timeline(const ArenaPlan& plan, const std::string& tit
       "{1}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n",
       kLeft + kWidth + kRight, kTop + kHeight + kBottom);
-  svg += fmt::format("<title>{} arena timeline</title>\n", xml_escape(title));
+  svg += fmt::format("<title>{} arena timeline</title>\n", markup_escape(title));
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   double ratio = plan.lower_bound_bytes > 0
                      ? static_cast<double>(plan.arena_bytes) / plan.lower_bound_bytes
@@ -78,13 +55,13 @@ std::string render_memory_timeline(const ArenaPlan& plan, const std::string& tit
   svg += fmt::format(
       "<text x=\"{}\" y=\"22\" font-size=\"15\">{}: arena {} ({} bytes), lower bound {} ({:.3f}x), "
       "{} buffers</text>\n",
-      kLeft, xml_escape(title), format_bytes(plan.arena_bytes), plan.arena_bytes,
+      kLeft, markup_escape(title), format_bytes(plan.arena_bytes), plan.arena_bytes,
       format_bytes(plan.lower_bound_bytes), ratio, plan.buffers.size());
   svg += fmt::format(
       "<text x=\"{}\" y=\"42\" fill=\"#555\">x: kernel step; y: arena offset. Peak at step {} "
       "(node {}); "
       "placement: {}. Hover a buffer for details.</text>\n",
-      kLeft, plan.peak_step, xml_escape(peak_node), xml_escape(plan.placement));
+      kLeft, plan.peak_step, markup_escape(peak_node), markup_escape(plan.placement));
 
   // Axes with ticks.
   svg += fmt::format(
@@ -117,8 +94,8 @@ std::string render_memory_timeline(const ArenaPlan& plan, const std::string& tit
         "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"><title>{}: "
         "{} bytes at "
         "offset {}, live at steps {}..{} ({} .. {})</title></rect>\n",
-        x, y, w, h, colour(i, b.scratch_of != nullptr), xml_escape(b.label()), b.bytes, b.offset,
-        b.first, b.last, xml_escape(first), xml_escape(last));
+        x, y, w, h, colour(i, b.scratch_of != nullptr), markup_escape(b.label()), b.bytes, b.offset,
+        b.first, b.last, markup_escape(first), markup_escape(last));
   }
   svg += "</g>\n";
 

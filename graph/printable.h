@@ -14,4 +14,8 @@ std::string printable(std::string_view text);
 /// surrogates and C1 controls refused), or 0.
 size_t utf8_sequence_length(std::string_view text, size_t i);
 
+/// `text` safe inside HTML, SVG or XML text and quoted attributes: & < > " ' as entities, and the
+/// control characters XML 1.0 does not allow (all below 0x20 but tab, newline and return) as '?'.
+std::string markup_escape(const std::string& text);
+
 }  // namespace aotc

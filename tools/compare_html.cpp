@@ -8,25 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "graph/printable.h"
+
 namespace aotc::tools {
 namespace {
 
 using nlohmann::json;
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string bytes_text(const json& v) {
   if (!v.is_number()) return "-";
@@ -53,26 +40,26 @@ bool compiled(const json& t) { return t.value("status", "") == "compiled"; }
 // A table row: a label and one cell per target.
 template <typename Cell>
 std::string row(const std::string& label, const json& targets, Cell cell) {
-  std::string out = "<tr><th class='what'>" + escape(label) + "</th>";
-  for (const json& t : targets) out += "<td data-target='" + escape(t["name"]) + "'>" + cell(t) + "</td>";
+  std::string out = "<tr><th class='what'>" + markup_escape(label) + "</th>";
+  for (const json& t : targets) out += "<td data-target='" + markup_escape(t["name"]) + "'>" + cell(t) + "</td>";
   return out + "</tr>\n";
 }
 
 std::string summary_table(const json& targets) {
   std::string head = "<tr><th></th>";
   for (const json& t : targets)
-    head += fmt::format("<th class='target' id='col-{0}' data-target='{0}'>{0}</th>", escape(t["name"]));
+    head += fmt::format("<th class='target' id='col-{0}' data-target='{0}'>{0}</th>", markup_escape(t["name"]));
   std::string rows = head + "</tr>\n";
   auto only = [](auto f) {
     return [f](const json& t) { return compiled(t) ? f(t) : std::string("-"); };
   };
   rows += row("status", targets, [](const json& t) {
-    if (!compiled(t)) return "<span class='refused'>refused: " + escape(t.value("refusal", "")) + "</span>";
-    if (t.contains("run_note")) return "compiled; " + escape(t["run_note"]);
+    if (!compiled(t)) return "<span class='refused'>refused: " + markup_escape(t.value("refusal", "")) + "</span>";
+    if (t.contains("run_note")) return "compiled; " + markup_escape(t["run_note"]);
     const bool emulated = t.contains("measured") && t["measured"].value("kind", "").find("emulated") != std::string::npos;
     return std::string(emulated ? "compiled, built and run here on the chip's emulation" : "compiled, built and run here");
   });
-  rows += row("kernel language", targets, [](const json& t) { return escape(t["kernel_language"]); });
+  rows += row("kernel language", targets, [](const json& t) { return markup_escape(t["kernel_language"]); });
   rows += row("kernels (distinct functions)", targets, only([](const json& t) {
                 return fmt::format("{} ({})", t["kernels"].get<int>(), t["kernel_functions"].get<int>());
               }));
@@ -81,13 +68,13 @@ std::string summary_table(const json& targets) {
                 for (auto& [op, n] : t["ops"].items()) ops.push_back({n.get<int>(), op});
                 std::sort(ops.begin(), ops.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
                 std::string s;
-                for (auto& [n, op] : ops) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", escape(op), n);
+                for (auto& [n, op] : ops) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", markup_escape(op), n);
                 return s;
               }));
   rows += row("generated source lines", targets, only([](const json& t) {
                 std::string s;
                 for (auto& [lang, n] : t["source_lines"].items())
-                  s += fmt::format("{}{}: {}", s.empty() ? "" : "<br>", escape(lang), n.get<int64_t>());
+                  s += fmt::format("{}{}: {}", s.empty() ? "" : "<br>", markup_escape(lang), n.get<int64_t>());
                 return s;
               }));
   rows += row("arena (activations)", targets, only([](const json& t) { return bytes_text(t["memory"]["arena_bytes"]); }));
@@ -99,7 +86,7 @@ std::string summary_table(const json& targets) {
   rows += row("on-chip memory (most one kernel uses / capacity)", targets, only([](const json& t) {
                 std::string s;
                 for (const json& o : t["memory"]["on_chip"])
-                  s += fmt::format("{}{} {} / {}", s.empty() ? "" : "<br>", escape(o["memory"]), bytes_text(o["bytes"]),
+                  s += fmt::format("{}{} {} / {}", s.empty() ? "" : "<br>", markup_escape(o["memory"]), bytes_text(o["bytes"]),
                                    bytes_text(o["capacity"]));
                 if (s.empty() && t["memory"]["local_memory_bytes"].get<int64_t>() > 0)
                   s = "local memory up to " + bytes_text(t["memory"]["local_memory_bytes"]) + " per work-group";
@@ -107,7 +94,7 @@ std::string summary_table(const json& targets) {
               }));
   rows += row("peak f32 / memory bandwidth (facts)", targets, [](const json& t) {
     const json& r = t["roofline"];
-    if (!r["known"].get<bool>()) return "<span class='unknown'>" + escape(r["bound_if_unknown"]) + "</span>";
+    if (!r["known"].get<bool>()) return "<span class='unknown'>" + markup_escape(r["bound_if_unknown"]) + "</span>";
     return fmt::format("{:.0f} GFLOP/s / {:.0f} GB/s<br>ridge {:.3g} FLOP/byte", r["peak_gflops"].get<double>(),
                        r["peak_gbps"].get<double>(), r["ridge"].get<double>());
   });
@@ -118,23 +105,23 @@ std::string summary_table(const json& targets) {
                                    t["memory_bound_kernels"].get<int>());
               }));
   rows += row("measured time (median)", targets, only([](const json& t) {
-                if (!t.contains("measured")) return "<span class='unknown'>" + escape(t.value("run_note", "not run")) + "</span>";
+                if (!t.contains("measured")) return "<span class='unknown'>" + markup_escape(t.value("run_note", "not run")) + "</span>";
                 const json& m = t["measured"];
-                if (m.contains("error")) return "<span class='refused'>" + escape(m["error"]) + "</span>";
+                if (m.contains("error")) return "<span class='refused'>" + markup_escape(m["error"]) + "</span>";
                 if (!m["total_ms"].is_number()) return std::string("-");
                 return fmt::format("<b>{}</b><br><span class='kind'>{}</span>", time_us_text(m["total_ms"].get<double>() * 1e3),
-                                   escape(m["kind"]));
+                                   markup_escape(m["kind"]));
               }));
   rows += row("numeric drift (aotc verify): worst max_rel", targets, only([](const json& t) {
                 if (!t.contains("drift")) return std::string("-");
                 const json& d = t["drift"];
-                if (d.contains("error")) return "<span class='refused'>" + escape(d["error"]) + "</span>";
-                return fmt::format("{} at {}", num_text(d["worst_max_rel"]), escape(d.value("worst_node", "")));
+                if (d.contains("error")) return "<span class='refused'>" + markup_escape(d["error"]) + "</span>";
+                return fmt::format("{} at {}", num_text(d["worst_max_rel"]), markup_escape(d.value("worst_node", "")));
               }));
   rows += row("first divergent node (tolerance)", targets, only([](const json& t) {
                 if (!t.contains("drift") || t["drift"].contains("error")) return std::string("-");
                 const json& d = t["drift"];
-                return fmt::format("{} ({})", d["first_divergent_node"].is_string() ? "<b>" + escape(d["first_divergent_node"]) + "</b>" : "none",
+                return fmt::format("{} ({})", d["first_divergent_node"].is_string() ? "<b>" + markup_escape(d["first_divergent_node"]) + "</b>" : "none",
                                    num_text(d["tolerance"]));
               }));
   return "<table id='summary'>\n" + rows + "</table>\n";
@@ -145,7 +132,7 @@ constexpr double kW = 420, kH = 280, kLeft = 55, kBottom = 35, kTop = 12, kRight
 // One target's roofline: attainable GFLOP/s against arithmetic intensity, both log10; every
 // kernel with FLOPs at its estimate (on the roof, hollow) and, where timed, at its measured rate.
 std::string roofline_plot(const json& t) {
-  const std::string name = escape(t["name"]);
+  const std::string name = markup_escape(t["name"]);
   std::string body;
   const json& r = t["roofline"];
   auto frame = [&](const std::string& inner) {
@@ -156,7 +143,7 @@ std::string roofline_plot(const json& t) {
   auto message = [&](const std::string& text) {
     return fmt::format("<rect x='0' y='0' width='{}' height='{}' fill='#fafafa'/><text x='{}' y='{}' font-size='12' "
                        "text-anchor='middle'>{}</text>",
-                       kW, kH, kW / 2, kH / 2, escape(text));
+                       kW, kH, kW / 2, kH / 2, markup_escape(text));
   };
   if (!compiled(t)) return frame(message("refused: " + t.value("refusal", "").substr(0, 60)));
   if (!r["known"].get<bool>()) return frame(message("no roofline: " + r["bound_if_unknown"].get<std::string>()));
@@ -186,11 +173,11 @@ std::string roofline_plot(const json& t) {
     const std::string title = fmt::format("{} ({}): {:.3g} FLOP/byte, {}-bound", k["node"].get<std::string>(),
                                           k["op"].get<std::string>(), ai, k["bound"].get<std::string>());
     body += fmt::format("<circle class='estimate' cx='{:.1f}' cy='{:.1f}' r='3' fill='none' stroke='#2980b9'><title>{} estimate {}</title></circle>",
-                        x, Y(flops / (k["estimate_us"].get<double>() * 1e-6) / 1e9), escape(title),
+                        x, Y(flops / (k["estimate_us"].get<double>() * 1e-6) / 1e9), markup_escape(title),
                         time_us_text(k["estimate_us"].get<double>()));
     if (k["measured_us"].is_number() && k["measured_us"].get<double>() > 0)
       body += fmt::format("<circle class='measured' cx='{:.1f}' cy='{:.1f}' r='3' fill='#e67e22'><title>{} measured {}</title></circle>",
-                          x, Y(flops / (k["measured_us"].get<double>() * 1e-6) / 1e9), escape(title),
+                          x, Y(flops / (k["measured_us"].get<double>() * 1e-6) / 1e9), markup_escape(title),
                           time_us_text(k["measured_us"].get<double>()));
     ++plotted;
   }
@@ -226,14 +213,14 @@ std::string times_plot(const json& targets) {
                      X(std::pow(10.0, e)), height - 25, height - 12, time_us_text(std::pow(10.0, e)));
   double y = 8;
   for (const json& t : targets) {
-    s += fmt::format("<text x='{}' y='{}' font-size='12' text-anchor='end'>{}</text>", left - 6, y + bar + 3, escape(t["name"]));
+    s += fmt::format("<text x='{}' y='{}' font-size='12' text-anchor='end'>{}</text>", left - 6, y + bar + 3, markup_escape(t["name"]));
     auto draw = [&](const json& v, double scale, const std::string& cls, const std::string& color, const std::string& what) {
       if (v.is_number() && v.get<double>() > 0) {
         const double us = v.get<double>() * scale;
         s += fmt::format("<rect class='{}' x='{}' y='{:.1f}' width='{:.1f}' height='{}' fill='{}'><title>{}</title></rect>"
                          "<text x='{:.1f}' y='{:.1f}' font-size='10'>{} {}</text>",
-                         cls, left, y, std::max(1.0, X(us) - left), bar, color, escape(what), X(us) + 4, y + bar - 2,
-                         time_us_text(us), escape(what));
+                         cls, left, y, std::max(1.0, X(us) - left), bar, color, markup_escape(what), X(us) + 4, y + bar - 2,
+                         time_us_text(us), markup_escape(what));
       }
     };
     if (compiled(t)) {
@@ -261,15 +248,15 @@ std::string kernel_tables(const json& targets) {
     std::string rows;
     for (const json& k : t["kernels_detail"])
       rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.4g}</td><td>{}</td><td>{:.3g}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                          escape(k["node"]), escape(k["op"]), k["flops"].get<double>(), bytes_text(k["bytes"]),
-                          k["intensity"].get<double>(), escape(k["bound"]),
+                          markup_escape(k["node"]), markup_escape(k["op"]), k["flops"].get<double>(), bytes_text(k["bytes"]),
+                          k["intensity"].get<double>(), markup_escape(k["bound"]),
                           k["estimate_us"].is_number() ? time_us_text(k["estimate_us"].get<double>()) : "-",
                           k["measured_us"].is_number() ? time_us_text(k["measured_us"].get<double>()) : "-",
                           num_text(k["max_rel"]));
     out += fmt::format("<details class='kernels' data-target='{0}'><summary>{0}: {1} kernels</summary><table><tr><th>node</th><th>op</th>"
                        "<th>FLOPs</th><th>bytes</th><th>FLOP/byte</th><th>bound</th><th>estimate</th><th>measured</th>"
                        "<th>max_rel</th></tr>{2}</table></details>\n",
-                       escape(t["name"]), t["kernels_detail"].size(), rows);
+                       markup_escape(t["name"]), t["kernels_detail"].size(), rows);
   }
   return out;
 }
@@ -299,7 +286,7 @@ Status write_compare_html(const std::string& path, const json& page) {
       for (const json& k : t["kernels_detail"])
         if (std::find(nodes.begin(), nodes.end(), k["node"].get<std::string>()) == nodes.end()) nodes.push_back(k["node"].get<std::string>());
   std::string options;
-  for (const std::string& n : nodes) options += "<option value='" + escape(n) + "'>" + escape(n) + "</option>";
+  for (const std::string& n : nodes) options += "<option value='" + markup_escape(n) + "'>" + markup_escape(n) + "</option>";
   std::string plots;
   for (const json& t : targets) plots += roofline_plot(t);
   // What the script needs for the node view; "</" is escaped so the data cannot end the script.
@@ -378,7 +365,7 @@ function showNode(name) {{
 showNode({10});
 </script></body></html>
 )",
-                     escape(page.value("model", "")), escape(targets_text), page.value("runs", 0),
+                     markup_escape(page.value("model", "")), markup_escape(targets_text), page.value("runs", 0),
                      page.value("tolerance", 0.0), summary_table(targets), times_plot(targets), plots, options,
                      kernel_tables(targets), script_safe(data.dump()), script_safe(json(default_node(targets)).dump()));
   return out ? Status::ok() : Status::error(ErrorKind::kIo, fmt::format("{}: cannot write", path));

@@ -7,25 +7,12 @@
 #include <fmt/format.h>
 
 #include "tools/numeric_error.h"
+#include "graph/printable.h"
 
 namespace aotc::tools {
 namespace {
 
 using nlohmann::json;
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 double value_of(const json& j) {
   if (j.is_number()) return j.get<double>();
@@ -54,9 +41,9 @@ std::string axes(const std::string& xlabel, const std::string& ylabel, bool log_
                        y_of_log(std::pow(10.0, l)));
   }
   s += fmt::format("<text x='{}' y='{}' font-size='11' text-anchor='middle'>{}</text>", (kLeft + kW) / 2, kH - 5,
-                   escape(xlabel));
+                   markup_escape(xlabel));
   s += fmt::format("<text x='12' y='{}' font-size='11' transform='rotate(-90 12 {})' text-anchor='middle'>{}</text>",
-                   kH / 2, kH / 2, escape(ylabel));
+                   kH / 2, kH / 2, markup_escape(ylabel));
   return s;
 }
 
@@ -70,7 +57,7 @@ std::string depth_plot(const json& nodes, double tolerance) {
     max_line += fmt::format("{:.1f},{:.1f} ", x, y_of_log(value_of(e["max_rel"])));
     p99_line += fmt::format("{:.1f},{:.1f} ", x, y_of_log(value_of(e["p99_rel"])));
     dots += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='2.5' fill='#c0392b'><title>{} ({}): max_rel {}</title></circle>",
-                        x, y_of_log(value_of(e["max_rel"])), escape(e.value("node", "")), escape(e.value("op", "")),
+                        x, y_of_log(value_of(e["max_rel"])), markup_escape(e.value("node", "")), markup_escape(e.value("op", "")),
                         e["max_rel"].dump());
   }
   return fmt::format("<svg id='depth' width='{0}' height='{1}' viewBox='0 0 {0} {1}' xmlns='http://www.w3.org/2000/svg'>{2}"
@@ -123,22 +110,22 @@ Status write_verify_html(const std::string& path, const json& report) {
                        e["value"] == report["first_divergent_value"];
     if (!e.value("compared", false)) {
       rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td colspan='6'>{}</td></tr>", i,
-                          escape(e.value("node", "")), escape(e.value("op", "")), escape(e.value("note", "")));
+                          markup_escape(e.value("node", "")), markup_escape(e.value("op", "")), markup_escape(e.value("note", "")));
       continue;
     }
     if (first) selected = static_cast<int>(i);
     if (value_of(e["max_rel"]) > worst_rel || std::isnan(value_of(e["max_rel"]))) worst_rel = value_of(e["max_rel"]), worst = static_cast<int>(i);
     rows += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                        first ? " class='first'" : "", i, escape(e.value("node", "")), escape(e.value("op", "")),
-                        escape(e.value("value", "")), e["max_abs"].dump(), e["max_rel"].dump(), e["p99_rel"].dump(),
+                        first ? " class='first'" : "", i, markup_escape(e.value("node", "")), markup_escape(e.value("op", "")),
+                        markup_escape(e.value("value", "")), e["max_abs"].dump(), e["max_rel"].dump(), e["p99_rel"].dump(),
                         e["max_ulp"].dump(), e["amplification"].dump());
     plots += histogram_plot(e, static_cast<int>(i));
-    options += fmt::format("<option value='{}'>{}: {} ({})</option>", i, i, escape(e.value("node", "")),
-                           escape(e.value("op", "")));
+    options += fmt::format("<option value='{}'>{}: {} ({})</option>", i, i, markup_escape(e.value("node", "")),
+                           markup_escape(e.value("op", "")));
   }
   if (selected < 0) selected = worst;
   const std::string first = report["first_divergent_node"].is_string()
-                                ? "first divergent node: <b>" + escape(report["first_divergent_node"].get<std::string>()) + "</b>"
+                                ? "first divergent node: <b>" + markup_escape(report["first_divergent_node"].get<std::string>()) + "</b>"
                                 : "no node diverges";
   std::ofstream out(path);
   if (!out) return Status::error(ErrorKind::kIo, fmt::format("{}: cannot write", path));
@@ -158,8 +145,8 @@ td,th{{border:1px solid #ccc;padding:2px 6px}} tr.first{{background:#fdd}} svg{{
 const p=document.getElementById('plots-'+k);if(p)p.style.display='block';document.getElementById('node').value=k;}}
 show({9});</script></body></html>
 )",
-                     escape(report.value("model", "")), escape(report.value("target", "")),
-                     escape(report.value("precision", "")), tolerance, first, depth_plot(nodes, tolerance), options, plots,
+                     markup_escape(report.value("model", "")), markup_escape(report.value("target", "")),
+                     markup_escape(report.value("precision", "")), tolerance, first, depth_plot(nodes, tolerance), options, plots,
                      rows, selected);
   return out ? Status::ok() : Status::error(ErrorKind::kIo, fmt::format("{}: cannot write", path));
 }
