@@ -5,7 +5,8 @@
 namespace aotc {
 
 Expected<bool> decompose_for_target(Graph& graph, const Target& target, PassStatistics& stats) {
-  if (!target.facts().npu) return false;  // NPU targets only: the others refuse with their own advice (--const-input)
+  // Device targets only: a CPU target computes these nodes as they are (loops, branches).
+  if (target.facts().execution == ExecutionModel::kHost) return false;
   bool changed = false;
   // Until nothing changes: an if-converted branch brings its own nodes (an LSTM, a Pad) along.
   for (bool again = true; again;) {

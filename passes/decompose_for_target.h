@@ -1,6 +1,6 @@
 #pragma once
 /// Exact rewrites of nodes a straight-line device target has no kernel for into nodes it has
-/// (the `decompose-for-target` step, first in the pipeline on NPU targets). Each applies only
+/// (the `decompose-for-target` step, first in the pipeline on device targets: GPUs and NPUs). Each applies only
 /// to a node the target refuses, so a target that has the kernel keeps it:
 ///  - an LSTM is unrolled over its time steps (passes/unroll_lstm.cpp): one product of X with
 ///    W for all steps, then per step the product with R, the gates and the cell update as

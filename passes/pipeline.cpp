@@ -128,7 +128,9 @@ Status run_pipeline(Graph& graph, const PipelineOptions& options) {
     }
   }
   std::ostream& out = options.ir_out ? *options.ir_out : std::cerr;
-  const bool decompose = options.kernels && options.kernels->facts().npu.has_value();
+  // Device targets (GPUs, NPUs) run straight-line kernels: the rewrites of decompose-for-target
+  // give them the LSTMs, run-time Ifs and Pads they have no kernel for.
+  const bool decompose = options.kernels && options.kernels->facts().execution != ExecutionModel::kHost;
   const int num_steps =
       static_cast<int>(std::size(kPipeline) + (options.target ? std::size(kTargetPipeline) : 0) +
                        (options.precision.reduced() ? 1 : 0) + (decompose ? 1 : 0));
