@@ -3,8 +3,9 @@
 # one small model (examples/mnist_cnn.onnx) compiled into packages that are built with
 # AddressSanitizer and UndefinedBehaviorSanitizer and run (any report fails). With --compiler the
 # compiler doing it is itself the ASan/UBSan build (graph/, frontend/ and passes/ instrumented:
-# tests/fuzz/build_fuzzers.sh --instrumented, 20-30 minutes on 2 cores from a cold ccache), which
-# then also runs the malformed models of tests/cli/check_malformed_models.py.
+# tests/fuzz/build_fuzzers.sh --instrumented), which then also compiles a sample of models/ (the
+# packages checked against onnxruntime by run_models.py) and refuses the malformed models of
+# tests/cli/check_malformed_models.py.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 AOTC=build/aotc
@@ -31,6 +32,8 @@ else
   status=1
 fi
 if [ "$AOTC" != build/aotc ]; then
+  python3 tests/models/run_models.py --aotc "$AOTC" --target x86-64 --jobs 2 \
+    --models mlp,bert,llama,squeezenet,crnn,silero_vad,bert_quantized --work build/sanitizer_models || status=1
   python3 tests/cli/check_malformed_models.py "$AOTC" || status=1
 fi
 exit $status

@@ -29,14 +29,15 @@ section "runtime stub: TensorProto reader on every ONNX test file (ASan/UBSan), 
 python3 tests/runtime/check_node_tests.py || suite_failed $LINENO
 python3 tests/runtime/check_runner_packages.py || suite_failed $LINENO
 
-# Robustness (docs/robustness.md): the libFuzzer harnesses of the importer + pipeline and of the
-# runtime stub's TensorProto reader, built (the importer's on build/libaotc_core.a) and run for
-# 20 s each from the node tests' seeds and the kept regressions; then a sample of node tests and
-# a small model as packages built and run under ASan/UBSan. Long runs and the ASan/UBSan build of
-# the compiler itself: docs/robustness.md.
-section "robustness: fuzzers (20 s each), packages under ASan/UBSan"
-{ tests/fuzz/build_fuzzers.sh && tests/fuzz/run_fuzzers.sh 20; } || suite_failed $LINENO
-scripts/sanitizer_sample.sh || suite_failed $LINENO
+# Robustness (docs/robustness.md): the compiler's input-reading code (graph/, frontend/, passes/)
+# built with ASan/UBSan and coverage (tests/fuzz/build_fuzzers.sh --instrumented: the importer
+# harness and aotc_asan); that compiler compiles a sample of node tests and models/ into packages
+# that are built and run under ASan/UBSan, and refuses the malformed models; then the libFuzzer
+# harnesses of the importer + pipeline and of the runtime stub's TensorProto reader run for 20 s
+# each from the node tests' seeds and the kept regressions. Long runs: docs/robustness.md.
+section "robustness: the compiler under ASan/UBSan on node tests, models and malformed models; packages under ASan/UBSan; fuzzers (20 s each)"
+scripts/sanitizer_sample.sh --compiler || suite_failed $LINENO
+tests/fuzz/run_fuzzers.sh 20 || suite_failed $LINENO
 
 section "ONNX node conformance (x86-64)"
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target x86-64 \
@@ -46,8 +47,12 @@ section "light models against onnxruntime (x86-64)"
 python3 tests/models/run_light_models.py --aotc build/aotc --target x86-64 \
   --work build/light_models || suite_failed $LINENO
 
-section "models/ (BERT, Llama, ResNet-50, MobileNetV2, MLP; test sizes) against onnxruntime (x86-64)"
-python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models || suite_failed $LINENO
+# Every models/ builder at its test size against onnxruntime, and each package's kernels through
+# aotc verify against the float64 reference and the baselines of tests/verify/baselines/<target>/
+# (docs/verify.md); the same on every runnable target below.
+section "models/ (every builder; test sizes) against onnxruntime and through aotc verify (x86-64)"
+python3 tests/models/run_models.py --aotc build/aotc --target x86-64 --work build/models \
+  --verify-baselines tests/verify/baselines || suite_failed $LINENO
 
 # Shape buckets (docs/buckets.md): one package per model with --buckets seq=16,...,512, every
 # length 1..512 against onnxruntime at that length on the host target (x86-64-avx512 where the CPU
@@ -71,7 +76,7 @@ simd_suites() {
   python3 tests/models/run_light_models.py --aotc build/aotc --target "$1" \
     --models "$SIMD_LIGHT_MODELS" --work "build/light_models_$2" || suite_failed $LINENO
   python3 tests/models/run_models.py --aotc build/aotc --target "$1" --threads 2 \
-    --work "build/models_$2" || suite_failed $LINENO
+    --work "build/models_$2" --verify-baselines tests/verify/baselines || suite_failed $LINENO
   python3 tests/simd/check_simd_kernels.py --aotc build/aotc --target "$1" \
     --work "build/simd_kernels_$2" || suite_failed $LINENO
 }
@@ -105,6 +110,10 @@ rm -rf build/device_checks_opencl
 scripts/device_checks.sh prepare opencl build/device_checks_opencl &&
   scripts/device_checks.sh run opencl build/device_checks_opencl || suite_failed $LINENO
 
+section "OpenCL on PoCL: models/ against onnxruntime and through aotc verify"
+python3 tests/models/run_models.py --aotc build/aotc --target opencl --work build/models_opencl \
+  --verify-baselines tests/verify/baselines || suite_failed $LINENO
+
 # Pad, Resize and ConvTranspose are not tier-1 ops: a sample of their node tests, one per mode
 # (all 56 with --filter '^test_(constant_pad|edge_pad|reflect_pad|wrap_pad|resize|convtranspose)').
 section "OpenCL on PoCL: a sample of the Pad, Resize and ConvTranspose node tests"
@@ -119,20 +128,17 @@ python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/
 
 # Ascend (ascend-910b) on aotc's host emulation of Ascend C (packages build against it by default;
 # its rule tests ran with the unit tests, build/aotc_ascendc_emulation_tests): the package's error
-# paths, models/ MLP, BERT, Llama, CRNN and Silero VAD, and a sample of the node tests, one or two per tile planner (every
-# package builds its kernels against the emulation, so the full tier-1 list is a separate run:
+# paths, every models/ builder (with aotc verify and its baselines), and a sample of the node
+# tests, one or two per tile planner (every package builds its kernels against the emulation, so the full tier-1 list is a separate run:
 # run_node_tests.py --target ascend-910b --tests tests/conformance/tier1_tests.txt).
-section "Ascend (ascend-910b) on the Ascend C emulation: package error paths, models/ MLP, BERT, Llama, CRNN and Silero VAD, a sample of the node tests, SqueezeNet"
+section "Ascend (ascend-910b) on the Ascend C emulation: package error paths, models/ through aotc verify, a sample of the node tests"
 python3 tests/ascendc/check_ascend_package.py --aotc build/aotc --work build/ascend_package_checks || suite_failed $LINENO
-# CRNN and Silero VAD: LSTMs unrolled, the sample rate's If if-converted (passes/decompose_for_target.h).
-python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --models mlp,bert,llama,crnn,silero_vad \
-  --work build/models_ascend || suite_failed $LINENO
+# CRNN and Silero VAD: LSTMs unrolled, the sample rate's If if-converted (passes/decompose_for_target.h);
+# SqueezeNet, ResNet-50, Inception-v2, MobileNetV2 and YOLO: convolutions on the cube.
+python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --work build/models_ascend \
+  --verify-baselines tests/verify/baselines || suite_failed $LINENO
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target ascend-910b \
   --tests tests/ascendc/node_tests_sample.txt --work build/conformance_ascend || suite_failed $LINENO
-# One CNN on the cube (Conv as im2col + Mmad, pools, Concat): SqueezeNet, about 1 minute on 2
-# loaded cores (compile 1 s, package build 54 s, run 2 s).
-python3 tests/models/run_light_models.py --aotc build/aotc --target ascend-910b --models squeezenet \
-  --work build/light_models_ascend || suite_failed $LINENO
 # Pow's constant exponents on the vector unit (integer: products; others: exp(e ln x)), with
 # negative and zero bases, on both NPU targets (one small package each).
 # The decompose-for-target rewrites (LSTM unrolled with sequence_lens, peepholes, both directions;
@@ -143,13 +149,13 @@ for npu in ascend-910b mlu370; do
 done
 
 # Cambricon MLU370 (mlu370) on aotc's host emulation of BANG C and CNRT (its rule tests ran with the
-# unit tests, build/aotc_bang_emulation_tests): the package's error paths and numeric model, models/
-# MLP and BERT and the node-test sample under IEEE numerics (-DAOTC_MLU_NUMERICS=ieee; the MLU370
-# model's error is measured in docs/bang.md). About 3 minutes.
-section "Cambricon MLU370 (mlu370) on the BANG C emulation: package error paths, numerics, models/ MLP and BERT, a sample of the node tests"
+# unit tests, build/aotc_bang_emulation_tests): the package's error paths and numeric model, every
+# models/ builder (with aotc verify and its baselines) and the node-test sample under IEEE numerics
+# (-DAOTC_MLU_NUMERICS=ieee; the MLU370 model's error is measured in docs/bang.md). About 3 minutes.
+section "Cambricon MLU370 (mlu370) on the BANG C emulation: package error paths, numerics, models/ through aotc verify, a sample of the node tests"
 python3 tests/bang/check_mlu_package.py --aotc build/aotc --work build/mlu_package_checks || suite_failed $LINENO
-python3 tests/models/run_models.py --aotc build/aotc --target mlu370 --models mlp,bert \
-  --cmake-define AOTC_MLU_NUMERICS=ieee --work build/models_mlu || suite_failed $LINENO
+python3 tests/models/run_models.py --aotc build/aotc --target mlu370 --cmake-define AOTC_MLU_NUMERICS=ieee \
+  --work build/models_mlu --verify-baselines tests/verify/baselines --baseline-tag mlu370-ieee || suite_failed $LINENO
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target mlu370 \
   --tests tests/ascendc/node_tests_sample.txt --cmake-define AOTC_MLU_NUMERICS=ieee \
   --work build/conformance_mlu || suite_failed $LINENO
@@ -168,15 +174,18 @@ python3 tests/bang/measure_numerics.py --aotc build/aotc --work build/mlu_compen
 # npu-tiled (docs/npu-tiled.md) on aotc's emulation of the tile API, which checks every tile's DDR
 # accesses against its slices of the legalized distributions (its golden tests and the
 # emulation's rule tests, build/aotc_tile_emulation_tests, ran with the unit tests): the package's
-# error paths (CMX too small, an injected out-of-slice access), models/ MLP and BERT on 2, 4 and 6
-# tiles, the node-test sample, and a Qwen2-style decoder layer (28 query heads, 4 KV heads):
+# error paths (CMX too small, an injected out-of-slice access), every models/ builder on 4 tiles
+# (with aotc verify and its baselines), MLP and BERT on 2 and 6 tiles, the node-test sample, and
+# a Qwen2-style decoder layer (28 query heads, 4 KV heads):
 # legalized and rendered at a sample of prompt lengths in one bucketed compile, and run against
 # onnxruntime at three lengths. About 6 minutes; the full sweep is --lengths 1-512 (about 40
 # minutes), tier-1 node tests: run_node_tests.py --target npu-tiled --tests
 # tests/conformance/tier1_tests.txt.
-section "npu-tiled on the tile API emulation: package error paths, models/ MLP and BERT on 2/4/6 tiles, node-test sample, a Qwen2-style layer swept and run"
+section "npu-tiled on the tile API emulation: package error paths, models/ through aotc verify on 4 tiles, MLP and BERT on 2 and 6, node-test sample, a Qwen2-style layer swept and run"
 python3 tests/tiled/check_tiled_package.py --aotc build/aotc --work build/tiled_package_checks || suite_failed $LINENO
-for tiles in 2 4 6; do
+python3 tests/models/run_models.py --aotc build/aotc --target npu-tiled --work build/models_tiled_4 \
+  --verify-baselines tests/verify/baselines || suite_failed $LINENO
+for tiles in 2 6; do
   python3 tests/models/run_models.py --aotc build/aotc --target npu-tiled --models mlp,bert \
     --compile-arg=--tiles --compile-arg=$tiles --work build/models_tiled_$tiles || suite_failed $LINENO
 done
@@ -189,23 +198,12 @@ python3 tests/tiled/run_qwen2_layer.py --aotc build/aotc --tiles 4 --lengths 1,7
 
 # aotc verify (docs/verify.md): models built to diverge at a known node on x86-64 and mlu370 (fp32
 # and fp16), models that must name nothing, an injected uninitialised read caught by
-# --poison-arena, --baseline and bad input (~4 minutes); models/ at test sizes checked against
-# their baselines (tests/verify/baselines/<target>/, exit 3 on growth), one batch build per target:
-# six models on x86-64 (~25 s), MLP, BERT and ResNet-50 on ascend-910b and mlu370 (IEEE build),
-# MLP and BERT on OpenCL (PoCL) (~30 s each). aotc compare (docs/compare.md): a small model on
-# x86-64, both emulated NPUs and cuda-sm80, its page in headless Chromium, bad input (~1 minute).
-section "aotc verify and compare: divergence at known nodes, --poison-arena, --baseline; models/ against their baselines; compare.html"
+# --poison-arena, --baseline and bad input (~4 minutes); models/ on every runnable target went
+# through aotc verify and their baselines in each target's run_models.py above. aotc compare
+# (docs/compare.md): a small model on x86-64, both emulated NPUs and cuda-sm80, its page in
+# headless Chromium, bad input (~1 minute).
+section "aotc verify and compare: divergence at known nodes, --poison-arena, --baseline; compare.html"
 python3 tests/verify/check_verify.py build/aotc --work build/verify_checks || suite_failed $LINENO
-python3 tests/verify/verify_models.py --aotc build/aotc --target x86-64 \
-  --models mlp,bert,llama,resnet50,mobilenet_v2,squeezenet --baseline-dir tests/verify/baselines \
-  --work build/verify_models_x86 || suite_failed $LINENO
-python3 tests/verify/verify_models.py --aotc build/aotc --target ascend-910b --models mlp,bert,resnet50 \
-  --baseline-dir tests/verify/baselines --work build/verify_models_ascend || suite_failed $LINENO
-python3 tests/verify/verify_models.py --aotc build/aotc --target mlu370 --models mlp,bert,resnet50 \
-  --cmake-define AOTC_MLU_NUMERICS=ieee --baseline-dir tests/verify/baselines --baseline-tag mlu370-ieee \
-  --work build/verify_models_mlu || suite_failed $LINENO
-python3 tests/verify/verify_models.py --aotc build/aotc --target opencl --models mlp,bert \
-  --baseline-dir tests/verify/baselines --work build/verify_models_opencl || suite_failed $LINENO
 python3 tests/compare/check_compare.py build/aotc --work build/compare_checks || suite_failed $LINENO
 
 # CUDA: no GPU here, so the light models' packages are compiled by nvcc for sm_90 and not run.

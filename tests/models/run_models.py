@@ -10,7 +10,11 @@ For each model (see docs/models.md) this script
      (memory_plan_check.py: no overlapping live buffers, arena <= 1.05 x the lower bound), then
      builds all packages in one CMake super-project;
   4. runs each package's runner on the same inputs and requires, for every output, the same
-     shape and dtype and a relative L2 error <= 1e-4 (float32).
+     shape and dtype and a relative L2 error <= 1e-4 (float32);
+  5. with --verify-baselines DIR, also runs `aotc verify` on each package (compiled with
+     --dump-kernels): every kernel's outputs against the float64 reference, no divergent node at
+     --verify-tolerance and no node's error grown beyond 2x its baseline DIR/<target>/<model>.json
+     (tests/verify/verify_models.py's check, on the packages this script already built).
 Quantized models (models/quantized.py) are held to "within one quantization step": the 8-bit
 activations their DynamicQuantizeLinear nodes compute are exposed as extra outputs and may
 differ from onnxruntime's by at most one step (a float rounding at a half step may fall either
@@ -49,6 +53,8 @@ import yolo  # noqa: E402
 from builder import count_ops, save, write_inputs  # noqa: E402
 from precision_range import out_of_range_nodes  # noqa: E402
 from memory_plan_check import check_package  # noqa: E402
+sys.path.insert(0, str(HERE.parent / "verify"))
+from package_verification import verify_package  # noqa: E402
 
 TOLERANCE = 1e-4
 # --precision fp16/bf16 stores activations and weights at 16 bits: 11 and 8 significant bits.
@@ -73,6 +79,12 @@ MODELS = {
     "inception_v2": (inception_v2, {}),
     "yolov8": (yolo, {}),
 }
+
+
+def input_rng(name):
+    """The sample inputs' generator of a model, seeded by its place in MODELS (not in --models):
+    the same inputs for any list, so verify baselines hold (tests/verify/verify_models.py too)."""
+    return np.random.default_rng(100 + list(MODELS).index(name))
 
 
 def load_expected_failures(target):
@@ -154,6 +166,12 @@ def main():
     ap.add_argument("--cmake-define", action="append", default=[], metavar="NAME=VALUE",
                     help="a -D option for the packages' CMake configure (repeatable), e.g. "
                          "AOTC_MLU_NUMERICS=ieee")
+    ap.add_argument("--verify-baselines", metavar="DIR",
+                    help="also run aotc verify on every package against DIR/<tag>/<model>.json (docs/verify.md)")
+    ap.add_argument("--baseline-tag", help="the baselines' subfolder (default: the target)")
+    ap.add_argument("--verify-tolerance", default="1e-3", help="aotc verify --tolerance (default 1e-3)")
+    ap.add_argument("--write-baselines", action="store_true",
+                    help="with --verify-baselines: write each verify.json as the model's baseline")
     args = ap.parse_args()
     global TOLERANCE
     TOLERANCE = args.tolerance if args.tolerance is not None else PRECISION_TOLERANCE[args.precision]
@@ -170,7 +188,7 @@ def main():
     failures, memory_errors, compiled, expected, input_files, graphs = {}, {}, [], {}, {}, {}
     quantized_outputs = {}
     t0 = time.time()
-    for k, name in enumerate(names):
+    for name in names:
         module, overrides = MODELS[name]
         cfg = dataclasses.replace(module.CONFIGS[args.size], **overrides)
         model = module.build(cfg)
@@ -179,7 +197,7 @@ def main():
         path.parent.mkdir(exist_ok=True)
         save(model, path)
         graphs[name] = model.graph
-        inputs = module.sample_inputs(cfg, np.random.default_rng(100 + k))
+        inputs = module.sample_inputs(cfg, input_rng(name))
         input_files[name] = write_inputs(model, inputs, work / "inputs" / name)
         so = ort.SessionOptions()
         # The oracle evaluates the graph as written: no fusions (ORT would fuse LayerNorm/GELU).
@@ -193,7 +211,8 @@ def main():
         p = subprocess.run([str(aotc), "compile", str(path), "--target", args.target, "-o",
                             str(work / "pkgs" / name), "--name", name,
                             "--precision", args.precision] + (["--keep-fp32", ",".join(keep)] if keep else []) +
-                           args.compile_arg + ["--threads", str(args.threads)],
+                           args.compile_arg + ["--threads", str(args.threads)] +
+                           (["--dump-kernels"] if args.verify_baselines else []),
                            capture_output=True, text=True)
         if p.returncode != 0:
             failures[name] = "compile failed: " + " ".join(p.stderr.split())[:400]
@@ -235,6 +254,12 @@ def main():
             continue
         print(f"models: {name}: run {time.time() - t1:.1f} s", flush=True)
         errors = compare(graphs[name].output, expected[name], out, name, quantized_outputs[name])
+        if args.verify_baselines:
+            failure = verify_package(aotc, work / "models" / f"{name}.onnx", args.target, work / "pkgs" / name,
+                                     runner, input_files[name], work / "verify" / name, args.verify_tolerance,
+                                     args.verify_baselines, args.baseline_tag, args.write_baselines, t0)
+            if failure:
+                errors.append(failure)
         if errors:
             failures[name] = "; ".join(errors)
 

@@ -14,20 +14,17 @@ the errors, with the same command and --write-baselines.
 """
 import argparse
 import dataclasses
-import json
 import shutil
 import subprocess
 import sys
 import time
-import zlib
 from pathlib import Path
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "models"))
 import run_models  # noqa: E402  (the models/ table and builders)
 from builder import save, write_inputs  # noqa: E402
+from package_verification import verify_package  # noqa: E402
 
 
 def main():
@@ -54,9 +51,7 @@ def main():
         model = module.build(cfg)
         path = work / "models" / f"{name}.onnx"
         save(model, path)
-        # Seeded by the model's name, not its place in --models: a baseline holds for any list.
-        inputs[name] = write_inputs(model, module.sample_inputs(cfg, np.random.default_rng(zlib.crc32(name.encode()))),
-                                    work / "inputs" / name)
+        inputs[name] = write_inputs(model, module.sample_inputs(cfg, run_models.input_rng(name)), work / "inputs" / name)
         subprocess.run([str(aotc), "compile", str(path), "-t", args.target, "-o", str(work / "pkgs" / name),
                         "--name", name, "--dump-kernels"], check=True, capture_output=True)
     (work / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.16)\nproject(aotc_verify C CXX)\n" +
@@ -66,40 +61,11 @@ def main():
     subprocess.run(["ninja", "-C", str(work / "build"), f"-j{args.jobs}"], check=True, capture_output=True)
     print(f"verify_models: {len(names)} packages compiled and built ({time.time() - t0:.0f} s)", flush=True)
     for name in names:
-        out = work / "verify" / name
-        cmd = [str(aotc), "verify", str(work / "models" / f"{name}.onnx"), "-t", args.target, "-o", str(out),
-               "--package", str(work / "pkgs" / name), "--runner", str(work / "build" / name / f"{name}_run"),
-               "--tolerance", args.tolerance]
-        for f in inputs[name]:
-            cmd += ["--input", str(f)]
-        baseline = Path(args.baseline_dir) / (args.baseline_tag or args.target) / f"{name}.json" if args.baseline_dir else None
-        if baseline and not args.write_baselines:
-            if not baseline.exists():
-                failures.append(f"{name}: no baseline {baseline}: write it with --write-baselines (docs/verify.md)")
-                print(f"FAIL: {name}: no baseline {baseline}", flush=True)
-                continue
-            cmd += ["--baseline", str(baseline)]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            failures.append(f"{name}: aotc verify exited {p.returncode}:\n{p.stdout[-3000:]}{p.stderr[-2000:]}")
-            print(f"FAIL: {name}: exit {p.returncode}", flush=True)
-            continue
-        report = json.loads((out / "verify.json").read_text())
-        compared = [n for n in report["nodes"] if n["compared"]]
-        worst = max(compared, key=lambda n: float(n["max_rel"]) if not isinstance(n["max_rel"], str) else 1e300)
-        first = report["first_divergent_node"]
-        print(f"{'ok' if first is None else 'FAIL'}: {name} on {args.target}: {len(compared)} kernel outputs "
-              f"compared, worst max_rel {worst['max_rel']} ({worst['node']}), first divergent {first!r} "
-              f"({time.time() - t0:.0f} s)", flush=True)
-        if first is not None:
-            failures.append(f"{name}: first divergent node {first!r} at tolerance {args.tolerance}")
-        if args.write_baselines and baseline:
-            baseline.parent.mkdir(parents=True, exist_ok=True)
-            # What --baseline reads (each node's max_rel), without the work folder's paths.
-            slim = dict(report, model=f"{name}.onnx", nodes=[{k: n.get(k) for k in ("node", "op", "value", "compared", "max_rel")}
-                                                            for n in report["nodes"]])
-            baseline.write_text(json.dumps(slim, indent=1) + "\n")
-            print(f"     wrote {baseline}", flush=True)
+        failure = verify_package(aotc, work / "models" / f"{name}.onnx", args.target, work / "pkgs" / name,
+                                 work / "build" / name / f"{name}_run", inputs[name], work / "verify" / name,
+                                 args.tolerance, args.baseline_dir, args.baseline_tag, args.write_baselines, t0)
+        if failure:
+            failures.append(failure)
     if failures:
         print("\n".join(failures), file=sys.stderr)
         return 1
