@@ -134,6 +134,14 @@ bool Epilogue::operands_have_result_shape() const {
                      [&](const Operand& op) { return op.hoisted || op.dims == out_dims_; });
 }
 
+bool Epilogue::evaluates_exponential() const {
+  static const std::unordered_set<std::string> kOps = {"Sigmoid", "Tanh", "Exp",      "Log",  "Erf",
+                                                       "Gelu",    "Elu",  "Softplus", "Selu", "Celu",
+                                                       "Mish",    "Swish"};
+  return std::any_of(body_.elementwise.begin(), body_.elementwise.end(),
+                     [](const Node* n) { return kOps.count(n->op()) > 0; });
+}
+
 Status Epilogue::emit_store(CodeWriter& w, const std::string& value,
                             const std::vector<AxisRange>& coords, const std::string& out_ptr,
                             const std::string& out_index) const {
