@@ -207,9 +207,6 @@ struct ShiftedConv {
   static constexpr int64_t grid_at(int64_t q) { return q / OW * kGridW + q % OW; }
 };
 
-/// Copies channels [c_begin, c_end) of the group's input (C planes of IH x IW) into S's
-/// zero-padded phase planes (the zeros past the last plane with the last channel), so that
-/// threads can pad disjoint channel ranges.
 /// Input row `row` split into the rows d[0] (even columns of the padded row: input columns
 /// 2 s - PW) and d[1] (odd: 2 s + 1 - PW) of S's two column-phase planes, zeros where a grid
 /// column reads the padding: each input element read once, the interior in whole vectors
@@ -229,7 +226,7 @@ AOTC_SIMD_INLINE void split_row_stride2(const float* row, float* const (&d)[2]) 
   // Input column iw goes to phase (iw + PW) % 2, grid column (iw + PW) / 2; whole vectors from
   // an iw with (iw + PW) even: even lanes to phase 0, odd lanes to phase 1.
   const int64_t iw_end = std::min<int64_t>(S::kIW, 2 * S::kGridW - S::kPW);  // past it: no grid column
-  int64_t iw = std::max<int64_t>(0, -S::kPW);
+  int64_t iw = 0;
   auto one = [&](int64_t i) {
     const int64_t e = i + S::kPW;
     d[e % 2][e / 2] = row[i];
@@ -245,6 +242,9 @@ AOTC_SIMD_INLINE void split_row_stride2(const float* row, float* const (&d)[2]) 
   for (; iw < iw_end; ++iw) one(iw);
 }
 
+/// Copies channels [c_begin, c_end) of the group's input (C planes of IH x IW) into S's
+/// zero-padded phase planes (the zeros past the last plane with the last channel), so that
+/// threads can pad disjoint channel ranges.
 template <typename S>
 inline void pad_input(const float* x, float* xp, int64_t c_begin = 0, int64_t c_end = S::kC) {
   for (int64_t c = c_begin; c < c_end; ++c) {
