@@ -302,7 +302,11 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
   const bool taller_in_place = out_blocked && pixel_rows_tile(facts, pixels, n).mr > simd_tile(facts).mr &&
                                g.kernel[0] * g.kernel[1] > 1;
   const bool pack_pixels = pixel_rows && !taller_in_place && packs_pixel_tiles(m, kk, simd_tile(facts));
-  const SimdTile gemm_tile = out_blocked && !pack_pixels ? blocked_tile : tile;
+  // Row-major results of pixel tiles read in place: the TransposedStore's tile height.
+  const SimdTile gemm_tile = out_blocked && !pack_pixels ? blocked_tile
+                             : pixel_rows && !out_blocked && !pack_pixels
+                                 ? with_rows(transposed_store_tile(facts, k.epilogue), params)
+                                 : tile;
   // Transposed, B is W^T packed at compile time: threads may split the pixel tiles and share
   // the weights through L3.
   const GemmSplit split =

@@ -60,8 +60,9 @@ Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
   const bool out_blocked = nchwc(k.result(0));
   // 14-row tiles into NCHWc only: with the TransposedStore's copy an accumulator of the
   // 49-pixel 1x1s went to the stack (objdump: a multiply-add with a stack operand).
-  const SimdTile tile = with_rows(
-      out_blocked ? pixel_rows_tile(facts, g.output[0] * g.output[1], p.out_c) : simd_tile(facts), params);
+  const SimdTile tile = with_rows(out_blocked ? pixel_rows_tile(facts, g.output[0] * g.output[1], p.out_c)
+                                              : transposed_store_tile(facts, k.epilogue),
+                                  params);
   if (!packed_weight(node, 1, k.operand(1), k.ctx))
     return internal_error("{}: NCHWc input without its weights packed at compile time", node.describe());
   if (p.group != 1)

@@ -51,6 +51,9 @@ class Epilogue {
   /// Whether every operand read per element has the result's shape (none is broadcast): then
   /// each is read at the result element's own index, whatever the layout both share (NCHWc).
   bool operands_have_result_shape() const;
+  /// Whether some node evaluates an exponential (or erf, tanh, log) per element: SiLU's
+  /// Sigmoid, GELU, Tanh. Such an epilogue costs as much per element as a short reduction.
+  bool evaluates_exponential() const;
 
  private:
   struct Operand {

@@ -20,6 +20,13 @@ SimdTile pixel_rows_tile(const TargetFacts& facts, int64_t pixels, int64_t colum
   return tile;
 }
 
+SimdTile transposed_store_tile(const TargetFacts& facts, const Epilogue* epilogue) {
+  SimdTile tile = simd_tile(facts);
+  constexpr int64_t kVectorRows = 8;  // V256's 8 x 8 transposition: one 8-lane run per channel
+  if (tile.nr == 32 && epilogue && epilogue->evaluates_exponential()) tile.mr = kVectorRows;
+  return tile;
+}
+
 SimdTile with_rows(SimdTile tile, const KernelParams& params) {
   if (params.mr > 0) tile.mr = params.mr;
   return tile;

@@ -165,6 +165,23 @@ NCHWC_GLOBAL_POOL = {
     "nchwc_global_max_batch2": ((2, 3, 7, 7), 16, "GlobalMaxPool"),
 }
 
+# YOLOv8's C2f block with SiLU (Sigmoid, Mul) after every convolution: x -> 3x3 stride-2 stem to
+# c0 (NCHWc: the 1x1 reads it blocked) -> 1x1 c0 -> 2 c0 (row-major: a Split reads it) -> Split
+# in two -> 3x3 -> 3x3 + the first half (the bottleneck's residual, row-major: Concat reads it)
+# -> Concat of the halves and the residual -> 3x3 to c0, a graph output. The pixel tiles of the
+# 1x1 and of the residual 3x3 are read in place (over 2 MiB packed) and go through the
+# TransposedStore: on AVX-512 in 8-row tiles (transposed_store_tile), 65 x 61 pixels leaving
+# a ragged last tile of 5.
+# name: (input NCHW, c0)
+SILU_CHAINS = {
+    "c2f_silu": ((1, 3, 130, 122), 16),
+}
+
+# On AVX-512, the pixel-row GEMMs into a row-major result through an exponential epilogue.
+SILU_PATHS_512 = {
+    "8-row pixel tiles into a row-major result": "constexpr int kMR = 8;  // rows of a register tile (pixels)",
+}
+
 # The NCHWc kernels, each named by what its generated code calls.
 NCHWC_PATHS = {
     "depthwise over NCHWc, through an epilogue": "aotc_simd::depthwise_blocked<Geometry, false>",
@@ -311,6 +328,29 @@ def build_model(rng):
         relu(name, conv(f"{name}_last", project, (c_out, c0, k, k), strides=[stride] * 2, pads=[pad] * 4))
         outputs.append(name)
 
+    def silu(name, x):
+        nodes.append(helper.make_node("Sigmoid", [x], [f"{name}_sigmoid"], name=f"{name}_sigmoid"))
+        nodes.append(helper.make_node("Mul", [x, f"{name}_sigmoid"], [name], name=name))
+        return name
+
+    for name, (shape, c0) in SILU_CHAINS.items():
+        x = f"{name}_x"
+        inputs.append(helper.make_tensor_value_info(x, TensorProto.FLOAT, list(shape)))
+        feeds[x] = rng.standard_normal(shape).astype(np.float32)
+        stem = silu(f"{name}_stem", conv(f"{name}_stem_conv", x, (c0, shape[1], 3, 3), strides=[2, 2], pads=[1] * 4))
+        cv1 = silu(f"{name}_cv1", conv(f"{name}_cv1_conv", stem, (2 * c0, c0, 1, 1)))
+        halves = [f"{name}_half0", f"{name}_half1"]
+        inits.append(numpy_helper.from_array(np.array([c0, c0], np.int64), f"{name}_split"))
+        nodes.append(helper.make_node("Split", [cv1, f"{name}_split"], halves,
+                                      name=f"{name}_split", axis=1))
+        m0 = silu(f"{name}_m0", conv(f"{name}_m0_conv", halves[1], (c0, c0, 3, 3), pads=[1] * 4))
+        m1 = silu(f"{name}_m1", conv(f"{name}_m1_conv", m0, (c0, c0, 3, 3), pads=[1] * 4))
+        nodes.append(helper.make_node("Add", [halves[1], m1], [f"{name}_residual"], name=f"{name}_residual"))
+        nodes.append(helper.make_node("Concat", halves + [f"{name}_residual"], [f"{name}_concat"],
+                                      name=f"{name}_concat", axis=1))
+        silu(name, conv(f"{name}_cv2", f"{name}_concat", (c0, 3 * c0, 3, 3), pads=[1] * 4))
+        outputs.append(name)
+
     for name, (shape, c0, op) in NCHWC_GLOBAL_POOL.items():
         x = f"{name}_x"
         inputs.append(helper.make_tensor_value_info(x, TensorProto.FLOAT, list(shape)))
@@ -438,6 +478,10 @@ def main():
         for path, marker in CONV_PATHS.items():
             if marker not in source:
                 print(f"FAILED: {name}: no convolution case takes the {path} path ({marker!r})")
+                failed += 1
+        for path, marker in (SILU_PATHS_512 if sixteen else {}).items():
+            if marker not in source:
+                print(f"FAILED: {name}: no case takes the {path} path ({marker!r})")
                 failed += 1
         for path, marker in (NCHWC16_PATHS if name.endswith("_c16") else nchwc_paths).items():
             if marker not in source:

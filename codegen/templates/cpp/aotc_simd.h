@@ -82,10 +82,10 @@ struct V256 {
     odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8));
   }
   /// Rows r[0 .. R) (R <= 8; the rest taken as zero) of an R x 8 block stored transposed: column
-  /// c of the block at out + 8 c, its R values followed by zeros (the 8 x 8 transposition in
-  /// registers: unpacks, shuffles, then 128-bit halves exchanged).
+  /// c of the block at out + kColumnStride c (32-byte aligned), its R values followed by zeros
+  /// (the 8 x 8 transposition in registers: unpacks, shuffles, then 128-bit halves exchanged).
   static constexpr bool kTransposesInRegisters = true;
-  template <int R>
+  template <int R, int64_t kColumnStride = 8>
   static AOTC_SIMD_INLINE void store_transposed(const reg* r, float* out) {
     reg x[8];
 #pragma GCC unroll 8
@@ -98,14 +98,15 @@ struct V256 {
     const reg u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
     const reg u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
     const reg u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    _mm256_store_ps(out + 0, _mm256_permute2f128_ps(u0, u4, 0x20));
-    _mm256_store_ps(out + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
-    _mm256_store_ps(out + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
-    _mm256_store_ps(out + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
-    _mm256_store_ps(out + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
-    _mm256_store_ps(out + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
-    _mm256_store_ps(out + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
-    _mm256_store_ps(out + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
+    constexpr int64_t s = kColumnStride;
+    _mm256_store_ps(out + 0 * s, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_store_ps(out + 1 * s, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_store_ps(out + 2 * s, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_store_ps(out + 3 * s, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_store_ps(out + 4 * s, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_store_ps(out + 5 * s, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_store_ps(out + 6 * s, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_store_ps(out + 7 * s, _mm256_permute2f128_ps(u3, u7, 0x31));
   }
   /// Lanes lo <= i < hi (any ints) read from address `at` + 4 i, the others are zero and
   /// read nothing (vmaskmovps never faults on masked lanes).
@@ -137,8 +138,8 @@ struct V512 {
   static AOTC_SIMD_INLINE reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static AOTC_SIMD_INLINE reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
   static AOTC_SIMD_INLINE reg bit_or(reg a, reg b) { return _mm512_or_ps(a, b); }
-  /// No in-register transposition of 16-lane rows (TransposedStore goes through memory; the
-  /// 8 x 8 one is V256's).
+  /// No 16 x 16 transposition of its own: TransposedStore transposes each 16-lane row as two
+  /// 8-lane halves with V256's 8 x 8 one.
   static constexpr bool kTransposesInRegisters = false;
   /// The 32 floats a, b as their even lanes (a0, a2, .. b14) into `even` and odd lanes into
   /// `odd`: a stride-2 row split into its two phases.

@@ -207,6 +207,41 @@ struct ShiftedConv {
   static constexpr int64_t grid_at(int64_t q) { return q / OW * kGridW + q % OW; }
 };
 
+/// Input row `row` split into the rows d[0] (even columns of the padded row: input columns
+/// 2 s - PW) and d[1] (odd: 2 s + 1 - PW) of S's two column-phase planes, zeros where a grid
+/// column reads the padding: each input element read once, the interior in whole vectors
+/// split by V::deinterleave2 (element by element, each phase reading every other float, the
+/// copy of YOLO's 3 x 640 x 640 stem input took 0.67 ms, as long as its GEMM).
+template <typename S>
+AOTC_SIMD_INLINE void split_row_stride2(const float* row, float* const (&d)[2]) {
+  static_assert(S::kSW == 2, "two column phases");
+  // Grid column s of phase p reads input column 2 s + p - PW: [lo[p], hi[p]) are inside.
+  int64_t lo[2], hi[2];
+  for (int p = 0; p < 2; ++p) {
+    lo[p] = std::min<int64_t>((S::kPW - p + 1) / 2, S::kGridW);
+    hi[p] = std::clamp<int64_t>((S::kIW + S::kPW - p + 1) / 2, lo[p], S::kGridW);
+    std::fill(d[p], d[p] + lo[p], 0.0f);
+    std::fill(d[p] + hi[p], d[p] + S::kGridW, 0.0f);
+  }
+  // Input column iw goes to phase (iw + PW) % 2, grid column (iw + PW) / 2; whole vectors from
+  // an iw with (iw + PW) even: even lanes to phase 0, odd lanes to phase 1.
+  const int64_t iw_end = std::min<int64_t>(S::kIW, 2 * S::kGridW - S::kPW);  // past it: no grid column
+  int64_t iw = 0;
+  auto one = [&](int64_t i) {
+    const int64_t e = i + S::kPW;
+    d[e % 2][e / 2] = row[i];
+  };
+  for (; iw < iw_end && (iw + S::kPW) % 2 != 0; ++iw) one(iw);
+  for (; iw + 2 * kLanes <= iw_end; iw += 2 * kLanes) {
+    V::reg even, odd;
+    V::deinterleave2(V::load(row + iw), V::load(row + iw + kLanes), even, odd);
+    const int64_t s = (iw + S::kPW) / 2;
+    V::store(d[0] + s, even);
+    V::store(d[1] + s, odd);
+  }
+  for (; iw < iw_end; ++iw) one(iw);
+}
+
 /// Copies channels [c_begin, c_end) of the group's input (C planes of IH x IW) into S's
 /// zero-padded phase planes (the zeros past the last plane with the last channel), so that
 /// threads can pad disjoint channel ranges.
@@ -215,6 +250,22 @@ inline void pad_input(const float* x, float* xp, int64_t c_begin = 0, int64_t c_
   for (int64_t c = c_begin; c < c_end; ++c) {
     for (int64_t rh = 0; rh < S::kSH; ++rh) {
       if (S::kPhasesH.slot[rh] < 0) continue;
+      if constexpr (S::kSW == 2) {
+        if (S::kPhasesW.slot[0] >= 0 && S::kPhasesW.slot[1] >= 0) {
+          float* const planes[2] = {xp + S::plane_at(c, rh, 0), xp + S::plane_at(c, rh, 1)};
+          for (int64_t r = 0; r < S::kGridH; ++r) {
+            float* const d[2] = {planes[0] + r * S::kGridW, planes[1] + r * S::kGridW};
+            const int64_t ih = r * S::kSH + rh - S::kPH;
+            if (ih < 0 || ih >= S::kIH) {
+              std::fill(d[0], d[0] + S::kGridW, 0.0f);
+              std::fill(d[1], d[1] + S::kGridW, 0.0f);
+            } else {
+              split_row_stride2<S>(x + (c * S::kIH + ih) * S::kIW, d);
+            }
+          }
+          continue;
+        }
+      }
       for (int64_t rw = 0; rw < S::kSW; ++rw) {
         if (S::kPhasesW.slot[rw] < 0) continue;
         float* plane = xp + S::plane_at(c, rh, rw);
@@ -504,6 +555,35 @@ struct TransposedStore {
         V256::template store_transposed<MR>(rows, tt + v * kLanes * kLanes);
       }
       inner.rows(tt, kLanes, j0, i0, kCols, MR);
+#if defined(__AVX512F__)
+    } else if constexpr (MR <= kMaxTileRows) {
+      // Each 16-lane vector as two 8-lane halves, each half's rows in blocks of 8, transposed
+      // in registers by V256's 8 x 8 transposition: column c of the tile (channel j0 + c) at
+      // tt + c * 16, its MR pixels first. Through memory one element at a time (384 moves for
+      // a 12 x 32 tile) the store took as long as the products of a 1x1 over 32 channels.
+      constexpr int64_t kLd = 16;  // floats per column of tt: MR <= 16 pixels
+      alignas(64) float tt[NV * kLanes * kLd];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h) {
+          V256::reg lo[8], hi[8];
+#pragma GCC unroll 16
+          for (int i = 0; i < MR; ++i) {
+            const V256::reg half = h == 0 ? _mm512_castps512_ps256(acc[i][v])
+                                          : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[i][v]), 1));
+            if (i < 8)
+              lo[i] = half;
+            else
+              hi[i - 8] = half;
+          }
+          float* out = tt + (v * kLanes + h * 8) * kLd;
+          V256::template store_transposed<(MR < 8 ? MR : 8), kLd>(lo, out);
+          if constexpr (MR > 8) V256::template store_transposed<MR - 8, kLd>(hi, out + 8);
+        }
+      }
+      inner.rows(tt, kLd, j0, i0, kCols, MR);
+#endif
     } else {
       constexpr int64_t ld = NV * kLanes;
       alignas(64) float t[MR * ld];
