@@ -172,6 +172,13 @@ Expected<bool> integer_matmul_in_f32(Graph& graph, Node* n, PassStatistics& stat
   const int64_t depth = ms.k.value;
   const int64_t chunk = std::min(depth, exact_chunk(*ra, *rb));
   if (chunk <= 0) return false;
+  const int64_t chunks = (depth + chunk - 1) / chunk;
+  // Where every use converts the accumulator to f32 (MatMulInteger's scaling), the chunks are
+  // added in f32 and the uses read that: exact when there is one chunk; with two, the one
+  // rounding of float(accumulator); the vector units of some chips (MLU370) have no i32.
+  bool float_uses = chunks <= 2 && !graph.is_graph_output(n->output(0));
+  for (const Use& use : n->output(0)->uses())
+    float_uses = float_uses && use.user->op() == "Cast" && use.user->output(0)->dtype() == DType::kFloat32;
   NodeInserter u(graph, n);
   AOTC_ASSIGN_OR_RETURN(Value * af, u.op("Cast", {a}, cast_to(DType::kFloat32)));
   AOTC_ASSIGN_OR_RETURN(Value * bf, u.op("Cast", {b}, cast_to(DType::kFloat32)));
@@ -184,12 +191,22 @@ Expected<bool> integer_matmul_in_f32(Graph& graph, Node* n, PassStatistics& stat
       AOTC_ASSIGN_OR_RETURN(bc, u.slice(bf, b->rank() - 2, k0, k1));
     }
     AOTC_ASSIGN_OR_RETURN(Value * p, u.op("MatMul", {ac, bc}));
-    AOTC_ASSIGN_OR_RETURN(p, u.op("Cast", {p}, cast_to(DType::kInt32)));
+    if (!float_uses) {
+      AOTC_ASSIGN_OR_RETURN(p, u.op("Cast", {p}, cast_to(DType::kInt32)));
+    }
     if (sum) {
       AOTC_ASSIGN_OR_RETURN(sum, u.op("Add", {sum, p}));
     } else {
       sum = p;
     }
+  }
+  if (float_uses) {
+    // The Casts to f32 read the sum from here on; the i32 result stays for them until the dead
+    // code removal (the decomposition runs over a snapshot of the nodes: it removes only `n`).
+    std::vector<Node*> casts;
+    for (const Use& use : n->output(0)->uses()) casts.push_back(use.user);
+    for (Node* c : casts) graph.replace_all_uses_with(c->output(0), sum);
+    AOTC_ASSIGN_OR_RETURN(sum, u.op("Cast", {sum}, cast_to(DType::kInt32)));
   }
   replace_node(graph, n, sum);
   stats.add("integer MatMuls in f32");

@@ -372,8 +372,10 @@ const std::map<std::string, Lowerer::StepFn>& step_table() {
     // that flushes subnormal differences to zero calls those operands equal.
     t["Equal"] = [](Lowerer& l, const Node& n, Args& x, const Dest& dest) -> Expected<VecValue> {
       AOTC_RETURN_IF_ERROR(f32_only(n, x));
+      BufRef a = l.vec(x[0]);  // a vector even when both operands are scalars
       BufRef d = dest(DType::kFloat32);
-      l.binary(VecBinaryOp::kSub, d, x[0], x[1]);
+      l.binary(VecBinaryOp::kSub, d, in_buffer(a, DType::kFloat32), x[1]);
+      l.drop_materialized(x[0], a);
       l.una(VecUnaryOp::kAbs, d, d);
       for (int i = 0; i < 3; ++i) l.sca(VecScalarOp::kMuls, d, d, Scalar::of(18446744073709551616.0));
       l.sca(VecScalarOp::kMins, d, d, Scalar::of(1));
