@@ -364,6 +364,32 @@ const std::map<std::string, Lowerer::StepFn>& step_table() {
         return s.buf && s.writable ? *s.buf : dest(t);
       });
     };
+    // Round half to even by the vector unit's conversion to i32 in its rint mode; i32 holds the
+    // value only below 2^31, and from 2^23 on every float is already an integer, so the
+    // conversion sees c = x clamped to +-2^23 and the result is x + (rint(c) - c): below 2^23
+    // the difference is exact (|rint(x) - x| <= 1/2) and so is the sum, rint(x); past it c is an
+    // integer, the difference 0 and the result x (infinities too).
+    t["Round"] = [](Lowerer& l, const Node& n, Args& x, const Dest& dest) -> Expected<VecValue> {
+      AOTC_RETURN_IF_ERROR(f32_only(n, x));
+      if (!l.npu_.vector_casts_between(DType::kFloat32, DType::kInt32) ||
+          !l.npu_.vector_casts_between(DType::kInt32, DType::kFloat32))
+        return unsupported("the vector unit rounds (Round) only through a conversion to i32, which it lacks");
+      const double big = 8388608.0;
+      BufRef xb = l.vec(x[0]);
+      BufRef clamped = l.take(), whole = l.take(DType::kInt32), rounded = l.take();
+      l.sca(VecScalarOp::kMaxs, clamped, xb, Scalar::of(-big));
+      l.sca(VecScalarOp::kMins, clamped, clamped, Scalar::of(big));
+      l.out_.push_back(VecCast{whole, clamped, RoundMode::kRint, l.n_});
+      l.out_.push_back(VecCast{rounded, whole, RoundMode::kRint, l.n_});
+      l.bin(VecBinaryOp::kSub, rounded, rounded, clamped);
+      BufRef d = dest(DType::kFloat32);
+      l.bin(VecBinaryOp::kAdd, d, xb, rounded);
+      l.give(clamped);
+      l.give(whole);
+      l.give(rounded);
+      l.drop_materialized(x[0], xb);
+      return in_buffer(d, DType::kFloat32);
+    };
     // Equal and Where inside a chain: the vector unit here has no compare or select, so the
     // bool between them is an f32 mask of 0 and 1 in the vector memory (vector_unit_computes lets
     // no mask leave the chain). Equal: 1 - min(|a - b| 2^192, 1), the scaling lifting even the

@@ -12,7 +12,9 @@ each branch:
   - ConvInteger u8 x u8 with zero points, 64 channels of 3 x 3 taps: chunks of 28 channels;
   - DynamicQuantizeLinear of a [40000] row (longer than the vector memory holds: the two-stage
     ReduceMax / ReduceMin; the scale's Equal / Where on the vector unit, the zero point's Round);
-  - QuantizeLinear per axis to i8, DequantizeLinear per tensor from u8.
+  - QuantizeLinear per axis to i8, DequantizeLinear per tensor from u8;
+  - Round of halves, negatives and floats past 2^23 and 2^31 (the vector conversion's rint mode on
+    ascend-910b, with the clamp to 2^23; the scalar unit's aotc_rintf on mlu370): exact.
 
 The integer accumulators must equal onnxruntime's exactly; 8-bit results may differ by one step
 (a division that is a reciprocal and a product on the MLU370 may round a half step either way);
@@ -34,6 +36,10 @@ from onnx import TensorProto, helper, numpy_helper
 M, K, N = 6, 600, 10
 C, HW, OC = 64, 6, 5
 L = 40000
+# 2^47 + 2^24 + 2^25: x - 2^23 there is a tie that rounds away from x.
+ROUND_CASES = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, -0.3, 8388607.5, -8388607.5, 8388609.0, 1e10, -3e9,
+               3.4e38, 1e-40, 123.456, 2.0**47 + 2.0**24, 2.0**47 + 3 * 2.0**24, -(2.0**47 + 2.0**24), 0.7]
+R = 64
 DEFINES = {"mlu370": ["-DAOTC_MLU_NUMERICS=ieee"]}
 
 
@@ -57,14 +63,15 @@ def model():
         helper.make_node("DynamicQuantizeLinear", ["row"], ["row_q", "row_scale", "row_zp"], name="dynamic"),
         helper.make_node("QuantizeLinear", ["v", "q_scale", "q_zp"], ["v_q"], axis=1, name="quantize"),
         helper.make_node("DequantizeLinear", ["d", "d_scale", "d_zp"], ["d_f"], name="dequantize"),
+        helper.make_node("Round", ["r"], ["r_round"], name="round"),
     ]
     f, i32 = TensorProto.FLOAT, TensorProto.INT32
     outputs = [("acc", i32, [M, N]), ("scaled", f, [M, N]), ("conv", i32, [1, OC, HW, HW]),
                ("row_q", TensorProto.UINT8, [L]), ("row_scale", f, []), ("row_zp", TensorProto.UINT8, []),
-               ("v_q", TensorProto.INT8, [3, 4, 5]), ("d_f", f, [7, 9])]
+               ("v_q", TensorProto.INT8, [3, 4, 5]), ("d_f", f, [7, 9]), ("r_round", f, [R])]
     inputs = [("a", TensorProto.UINT8, [M, K]), ("a_zp", TensorProto.UINT8, []),
               ("x", TensorProto.UINT8, [1, C, HW, HW]), ("x_zp", TensorProto.UINT8, []),
-              ("row", f, [L]), ("v", f, [3, 4, 5]), ("d", TensorProto.UINT8, [7, 9])]
+              ("row", f, [L]), ("v", f, [3, 4, 5]), ("d", TensorProto.UINT8, [7, 9]), ("r", f, [R])]
     graph = helper.make_graph(nodes, "quantized", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
                               [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
@@ -97,7 +104,9 @@ def main():
              "x": rng.integers(0, 256, (1, C, HW, HW)).astype(np.uint8), "x_zp": np.array(9, np.uint8),
              "row": (rng.standard_normal(L) * 3 + 0.5).astype(np.float32),
              "v": (rng.standard_normal((3, 4, 5)) * 4).astype(np.float32),
-             "d": rng.integers(0, 256, (7, 9)).astype(np.uint8)}
+             "d": rng.integers(0, 256, (7, 9)).astype(np.uint8),
+             "r": np.concatenate([np.array(ROUND_CASES, np.float32),
+                                  (rng.standard_normal(R - len(ROUND_CASES)) * 20).astype(np.float32)])}
     files = []
     for k, (name, value) in enumerate(feeds.items()):
         path = work / f"in_{k}.pb"
@@ -121,6 +130,9 @@ def main():
         elif want.dtype in (np.uint8, np.int8):
             steps = np.abs(got.astype(np.int64) - want.astype(np.int64))
             ok, what = int(steps.max(initial=0)) <= 1, f"{int((steps > 0).sum())} of {want.size} one step off"
+        elif o.name == "r_round":
+            diff = int(np.count_nonzero(got != want))
+            ok, what = diff == 0, f"{diff} of {want.size} rounded values differ"
         else:
             err = float(np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30))
             ok, what = err <= 1e-6, f"relative L2 {err:.2e}"

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/ascendc/ascendc_emitter.h"
+#include "codegen/bang/bang_emitter.h"
 #include "codegen/tile/tile_buffers.h"
 #include "codegen/tile/tile_dialect.h"
 #include "codegen/tile/tile_planner.h"
@@ -20,6 +21,7 @@ namespace {
 using namespace codegen::tile;
 
 const TargetFacts& ascend() { return TargetRegistry::instance().find("ascend-910b")->facts(); }
+const TargetFacts& mlu370() { return TargetRegistry::instance().find("mlu370")->facts(); }
 
 std::unique_ptr<Graph> parse_ok(const std::string& text) {
   auto g = parse_graph(text);
@@ -448,23 +450,46 @@ std::string ascend_c(const std::string& ir) {
 }
 
 TEST(AscendCDialect, RoundAndNaNTestsOfScalarLoopsAreArithmetic) {
-  // The scalar unit has no math library: rint is the prelude's aotc_rintf, and the NaN rule of a
-  // float-to-integer conversion the prelude's comparison aotc_isnan.
-  std::string round = ascend_c(R"(
+  // The scalar unit has no math library: rint is the prelude's aotc_rintf (the MLU370's vector
+  // unit has no i32 conversion: Round runs there), and the NaN rule of a float-to-integer
+  // conversion is the prelude's comparison aotc_isnan.
+  auto g = parse_ok(R"(
 graph @g(%x: f32[40]) -> (%y: f32[40]) {
   %y = Round(%x) : f32[40]
   return %y
 })");
-  EXPECT_NE(round.find("aotc_rintf("), std::string::npos) << round;
-  std::string cast = ascend_c(R"(
+  auto round = plans_of(*g, mlu370());
+  ASSERT_TRUE(round.has_value()) << round.status().message();
+  auto bang = render_tile_kernel(round->kernels[0], codegen::bang_dialect(), "k");
+  ASSERT_TRUE(bang.has_value()) << bang.status().message();
+  EXPECT_NE(bang->text.find("aotc_rintf("), std::string::npos) << bang->text;
+  EXPECT_NE(codegen::bang_dialect().prelude().find("float aotc_rintf(float x)"), std::string::npos);
+  g = parse_ok(R"(
 graph @g(%x: f32[40]) -> (%y: i8[40]) {
   %y = Cast(%x) {to = "i8"} : i8[40]
   return %y
 })");
-  EXPECT_NE(cast.find("aotc_isnan("), std::string::npos) << cast;
-  EXPECT_EQ(cast.find(" isnan("), std::string::npos) << cast;
+  auto cast = plans_of(*g, ascend());
+  ASSERT_TRUE(cast.has_value()) << cast.status().message();
+  auto r = render_tile_kernel(cast->kernels[0], codegen::ascendc_dialect(), "k");
+  ASSERT_TRUE(r.has_value()) << r.status().message();
+  std::string helpers;
+  for (const auto& [name, text] : r->helpers) helpers += text;
+  EXPECT_NE(helpers.find("aotc_isnan("), std::string::npos) << helpers;
+  EXPECT_EQ(helpers.find(" isnan("), std::string::npos) << helpers;
   EXPECT_NE(codegen::ascendc_dialect().prelude().find("bool aotc_isnan(T x) { return x != x; }"),
             std::string::npos);
+}
+
+TEST(TilePlans, RoundIsTheVectorConversionsRintModeWhereTheChipHasIt) {
+  std::string p = printed(R"(
+graph @g(%x: f32[256]) -> (%y: f32[256]) {
+  %y = Round(%x) : f32[256]
+  return %y
+})");
+  EXPECT_NE(p.find("computed by the vector unit"), std::string::npos) << p;
+  EXPECT_NE(p.find("(i32)"), std::string::npos) << p;
+  EXPECT_NE(p.find("round rint"), std::string::npos) << p;
 }
 
 TEST(AscendCDialect, CopiesOfWhole32ByteBlocksAreDataCopyOthersDataCopyPad) {
