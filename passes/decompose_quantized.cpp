@@ -103,7 +103,7 @@ Expected<bool> quantize_as_arithmetic(Graph& graph, Node* n, PassStatistics& sta
   const DType out = n->output(0)->dtype();
   if (x->dtype() != DType::kFloat32 || scale->dtype() != DType::kFloat32) return false;
   if (out != DType::kUInt8 && out != DType::kInt8) return false;
-  if (!is_static(x->shape())) return false;
+  if (!is_static(x->shape()) || n->attrs().has("precision")) return false;  // precision: x / s in another float
   const QuantGranularity g = quant_granularity(*n);
   if (g.kind == QuantGranularity::Kind::kBlocked) return false;
   const IntegerRange range = *quantized_integer_range(out);
