@@ -12,11 +12,14 @@ Expected<bool> decompose_for_target(Graph& graph, const Target& target, PassStat
   for (bool again = true; again;) {
     again = false;
     for (Node* n : graph.nodes()) {
-      if (n->op() != "LSTM" && n->op() != "If" && n->op() != "Pad") continue;
+      const std::string& op = n->op();
+      const bool quantized = op == "QuantizeLinear" || op == "DequantizeLinear" || op == "MatMul" || op == "Conv";
+      if (op != "LSTM" && op != "DynamicQuantizeLSTM" && op != "If" && op != "Pad" && !quantized) continue;
       if (target.supports(*n).is_ok()) continue;
-      AOTC_ASSIGN_OR_RETURN(bool done, n->op() == "LSTM" ? unroll_lstm(graph, n, stats)
-                                       : n->op() == "If" ? predicate_if(graph, n, stats)
-                                                         : pad_as_copies(graph, n, stats));
+      AOTC_ASSIGN_OR_RETURN(bool done, op == "LSTM" || op == "DynamicQuantizeLSTM" ? unroll_lstm(graph, n, stats)
+                                       : op == "If"                               ? predicate_if(graph, n, stats)
+                                       : op == "Pad"                              ? pad_as_copies(graph, n, stats)
+                                                                                  : decompose_quantized(graph, n, stats));
       again |= done;
       changed |= done;
     }

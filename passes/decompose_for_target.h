@@ -11,11 +11,18 @@
 ///    is exact because a branch's ops only compute values (they have no effects to undo);
 ///  - a Pad becomes the copies it is (passes/pad_as_copies.cpp): a Gather along each padded
 ///    axis (edge, reflect, wrap) or a Concat with constant blocks (constant mode).
-/// A node outside what a rewrite covers (DynamicQuantizeLSTM, sequence_lens, other activations;
+///  - quantized ops become exact arithmetic (passes/decompose_quantized.cpp): QuantizeLinear
+///    and DequantizeLinear elementwise f32 ops, the importer's integer MatMul (i32) and
+///    ConvInteger (an f64 Conv converted to i32) f32 products chunked so that every sum is an
+///    integer f32 holds exactly;
+///  - a DynamicQuantizeLSTM is unrolled as an LSTM whose products are quantized as onnxruntime
+///    quantizes them (the X and H operands dynamically, per tensor).
+/// A node outside what a rewrite covers (sequence_lens, other activations;
 /// a branch with control flow of its own) is left as it is, and the target refuses it with its
 /// own reason.
 #include "graph/graph.h"
 #include "graph/status.h"
+#include "passes/node_inserter.h"
 #include "passes/passes.h"
 #include "targets/target.h"
 
@@ -27,6 +34,18 @@ Expected<bool> decompose_for_target(Graph& graph, const Target& target, PassStat
 /// Unrolls one LSTM node into MatMul, Split, Sigmoid/Tanh/Relu, Mul, Add, Concat and Reshape
 /// nodes; false (graph unchanged) when the node is outside what the unrolling covers.
 Expected<bool> unroll_lstm(Graph& graph, Node* lstm, PassStatistics& stats);
+
+/// Rewrites one QuantizeLinear, DequantizeLinear, i32 MatMul or f64 integer Conv (with its Casts to i32) into
+/// f32 arithmetic with the same results; false when the node is outside what it covers.
+Expected<bool> decompose_quantized(Graph& graph, Node* n, PassStatistics& stats);
+
+/// x (f32) quantized to u8 as onnxruntime's DynamicQuantizeLinear does, per tensor.
+struct DynamicQuantized {
+  Value* y;      ///< u8, x's shape
+  Value* scale;  ///< f32 scalar
+  Value* zero_point;  ///< u8 scalar
+};
+Expected<DynamicQuantized> dynamic_quantize(NodeInserter& u, Value* x);
 
 /// Replaces one If node by both of its branches and a copy of the taken one's results; false (graph
 /// unchanged) when a branch holds control flow of its own.

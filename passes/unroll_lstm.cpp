@@ -10,10 +10,12 @@
 //   Y = the H of every step, in time order; Y_h, Y_c = the last H and C.
 //
 // A zero initial state (initial_h / initial_c absent) skips the product and the f * C term,
-// which add exact zeros. What is not unrolled (the node stays, the target refuses it):
-// DynamicQuantizeLSTM, sequence_lens of a reverse or bidirectional LSTM (a forward one masks
+// which add exact zeros. A DynamicQuantizeLSTM unrolls the same way, its two products quantized
+// as onnxruntime quantizes them (quantized_product). What is not unrolled (the node stays, the
+// target refuses it): a DynamicQuantizeLSTM whose weights are not constants, sequence_lens of a reverse or bidirectional LSTM (a forward one masks
 // each step: entry b keeps its state and writes Y = 0 once t >= len_b), clip, input_forget,
 // activations other than Sigmoid, Tanh and Relu, symbolic time or batch dims.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,19 +37,66 @@ std::string activation_op(const RecurrentActivation& a) {
   }
 }
 
+/// One direction's 8-bit weight of a DynamicQuantizeLSTM (W: [I, 4H], R: [H, 4H], transposed),
+/// as onnxruntime applies it: centred by the direction's first zero point (an i32 constant),
+/// with a scale per gate column (a [4H] f32 constant); nullopt unless all three are constants.
+struct QuantizedWeight {
+  Value* centred;
+  Value* scale;
+};
+std::optional<QuantizedWeight> quantized_weight(NodeInserter& u, const Node& lstm, int w_in, int scale_in,
+                                                int zp_in, int64_t d, int64_t rows, int64_t cols) {
+  const TensorData* w = lstm.input(w_in)->constant_data();
+  const TensorData* scale = lstm.input(scale_in) ? lstm.input(scale_in)->constant_data() : nullptr;
+  const TensorData* zp = lstm.input(zp_in) ? lstm.input(zp_in)->constant_data() : nullptr;
+  if (!w || !scale || !zp) return std::nullopt;
+  const bool per_column = scale->rank() == 2;
+  const int64_t z = zp->get_int64(per_column ? d * cols : d);
+  std::vector<int64_t> centred(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows * cols; ++i) centred[static_cast<size_t>(i)] = w->get_int64(d * rows * cols + i) - z;
+  std::vector<float> scales;
+  for (int64_t c = 0; c < cols; ++c)
+    scales.push_back(static_cast<float>(scale->get_double(per_column ? d * cols + c : d)));
+  TensorData c32 = TensorData::filled(DType::kInt32, {rows, cols}, 0);
+  for (int64_t i = 0; i < rows * cols; ++i) c32.set_double(i, static_cast<double>(centred[static_cast<size_t>(i)]));
+  return QuantizedWeight{u.constant(std::move(c32)), u.constant(TensorData::from_float(scales, {cols}))};
+}
+
+/// a [.., depth] times a quantized weight as onnxruntime's DynamicQuantizeLSTM computes it: a
+/// quantized per tensor (u8), the exact i32 product of the centred operands (an i32 MatMul,
+/// which decompose-for-target turns into exact f32 products), float(acc) * (a_scale * w_scale).
+Expected<Value*> quantized_product(NodeInserter& u, Value* a, const QuantizedWeight& w) {
+  AOTC_ASSIGN_OR_RETURN(DynamicQuantized q, dynamic_quantize(u, a));
+  Attributes i32, f32;
+  i32.set("to", std::string(dtype_name(DType::kInt32)));
+  f32.set("to", std::string(dtype_name(DType::kFloat32)));
+  AOTC_ASSIGN_OR_RETURN(Value * qa, u.op("Cast", {q.y}, i32));
+  AOTC_ASSIGN_OR_RETURN(Value * za, u.op("Cast", {q.zero_point}, i32));
+  AOTC_ASSIGN_OR_RETURN(Value * centred, u.op("Sub", {qa, za}));
+  AOTC_ASSIGN_OR_RETURN(Value * acc, u.op("MatMul", {centred, w.centred}));
+  AOTC_ASSIGN_OR_RETURN(Value * f, u.op("Cast", {acc}, f32));
+  AOTC_ASSIGN_OR_RETURN(Value * factor, u.op("Mul", {q.scale, w.scale}));
+  return u.op("Mul", {f, factor});
+}
+
 }  // namespace
 
 Expected<bool> unroll_lstm(Graph& graph, Node* lstm, PassStatistics& stats) {
   using namespace recurrent_io;
-  if (lstm->op() != "LSTM") return false;
+  if (lstm->op() != "LSTM" && lstm->op() != "DynamicQuantizeLSTM") return false;
   AOTC_ASSIGN_OR_RETURN(RecurrentShape rs, recurrent_shape(*lstm));
   Value* lens = lstm->input(kSequenceLens);
-  if (rs.quantized || rs.seq <= 0 || rs.batch <= 0 || rs.clip != 0 || rs.input_forget) return false;
+  if (rs.seq <= 0 || rs.batch <= 0 || rs.clip != 0 || rs.input_forget) return false;
   if (lens && (rs.directions > 1 || rs.reverse)) return false;  // a reverse run starts at each entry's own last step
   for (const auto& per_direction : rs.activations)
     for (const RecurrentActivation& a : per_direction)
       if (activation_op(a).empty()) return false;
 
+  if (rs.quantized) {  // the weights are folded into centred constants at compile time
+    for (int i : {kW, kR, recurrent_io::kWScale, recurrent_io::kWZeroPoint, recurrent_io::kRScale,
+                  recurrent_io::kRZeroPoint})
+      if (!lstm->input(i) || !lstm->input(i)->constant_data()) return false;
+  }
   NodeInserter u(graph, lstm);
   const int64_t T = rs.seq, B = rs.batch, H = rs.hidden, I = rs.input;
   const int dirs = rs.directions;
@@ -61,11 +110,29 @@ Expected<bool> unroll_lstm(Graph& graph, Node* lstm, PassStatistics& stats) {
     const std::string f_act = activation_op(rs.activations[d][0]);
     const std::string g_act = activation_op(rs.activations[d][1]);
     const std::string h_act = activation_op(rs.activations[d][2]);
-    AOTC_ASSIGN_OR_RETURN(Value * w, u.direction(lstm->input(kW), d, dirs, {4 * H, I}));
-    AOTC_ASSIGN_OR_RETURN(Value * w_t, u.transpose(w, {1, 0}));
-    AOTC_ASSIGN_OR_RETURN(Value * r, u.direction(lstm->input(kR), d, dirs, {4 * H, H}));
-    AOTC_ASSIGN_OR_RETURN(Value * r_t, u.transpose(r, {1, 0}));
-    AOTC_ASSIGN_OR_RETURN(Value * xw, u.op("MatMul", {x, w_t}));  // [T, B, 4H]
+    Value *w_t = nullptr, *r_t = nullptr;
+    std::optional<QuantizedWeight> qw, qr;
+    if (rs.quantized) {
+      qw = quantized_weight(u, *lstm, kW, recurrent_io::kWScale, recurrent_io::kWZeroPoint, d, I, 4 * H);
+      qr = quantized_weight(u, *lstm, kR, recurrent_io::kRScale, recurrent_io::kRZeroPoint, d, H, 4 * H);
+      if (!qw || !qr) return internal_error("{}: quantized weights checked constant above", lstm->describe());
+    } else {
+      AOTC_ASSIGN_OR_RETURN(Value * w, u.direction(lstm->input(kW), d, dirs, {4 * H, I}));
+      AOTC_ASSIGN_OR_RETURN(w_t, u.transpose(w, {1, 0}));
+      AOTC_ASSIGN_OR_RETURN(Value * r, u.direction(lstm->input(kR), d, dirs, {4 * H, H}));
+      AOTC_ASSIGN_OR_RETURN(r_t, u.transpose(r, {1, 0}));
+    }
+    // H R^T of a step (R quantized: H quantized as a whole per step, as onnxruntime does).
+    auto times_r = [&](Value* state) -> Expected<Value*> {
+      if (qr) return quantized_product(u, state, *qr);
+      return u.op("MatMul", {state, r_t});
+    };
+    Value* xw = nullptr;  // [T, B, 4H]
+    if (qw) {
+      AOTC_ASSIGN_OR_RETURN(xw, quantized_product(u, x, *qw));
+    } else {
+      AOTC_ASSIGN_OR_RETURN(xw, u.op("MatMul", {x, w_t}));
+    }
     if (Value* bias = lstm->input(kB)) {
       AOTC_ASSIGN_OR_RETURN(Value * b, u.direction(bias, d, dirs, {8 * H}));
       AOTC_ASSIGN_OR_RETURN(Value * wb, u.slice(b, 0, 0, 4 * H));
@@ -126,7 +193,7 @@ Expected<bool> unroll_lstm(Graph& graph, Node* lstm, PassStatistics& stats) {
       }
       AOTC_ASSIGN_OR_RETURN(Value * g, u.reshape(steps[static_cast<size_t>(t)], {B, 4 * H}));
       if (h) {
-        AOTC_ASSIGN_OR_RETURN(Value * hr, u.op("MatMul", {h, r_t}));
+        AOTC_ASSIGN_OR_RETURN(Value * hr, times_r(h));
         AOTC_ASSIGN_OR_RETURN(g, u.op("Add", {hr, g}));
       }
       AOTC_ASSIGN_OR_RETURN(std::vector<Value*> gate, u.split(g, 1, 4));  // i, o, f, c

@@ -129,12 +129,14 @@ python3 tests/opencl/check_device_kernels.py --aotc build/aotc --compiler build/
 # Ascend (ascend-910b) on aotc's host emulation of Ascend C (packages build against it by default;
 # its rule tests ran with the unit tests, build/aotc_ascendc_emulation_tests): the package's error
 # paths, every models/ builder (with aotc verify and its baselines), and a sample of the node
-# tests, one or two per tile planner (every package builds its kernels against the emulation, so the full tier-1 list is a separate run:
-# run_node_tests.py --target ascend-910b --tests tests/conformance/tier1_tests.txt).
+# tests, one or two per tile planner (every package builds its kernels against the emulation, so
+# the full tier-1 list is a separate run: run_node_tests.py --target ascend-910b --tests tests/conformance/tier1_tests.txt).
 section "Ascend (ascend-910b) on the Ascend C emulation: package error paths, models/ through aotc verify, a sample of the node tests"
 python3 tests/ascendc/check_ascend_package.py --aotc build/aotc --work build/ascend_package_checks || suite_failed $LINENO
 # CRNN and Silero VAD: LSTMs unrolled, the sample rate's If if-converted (passes/decompose_for_target.h);
-# SqueezeNet, ResNet-50, Inception-v2, MobileNetV2 and YOLO: convolutions on the cube.
+# SqueezeNet, ResNet-50, Inception-v2, MobileNetV2 and YOLO: convolutions on the cube; the two
+# quantized models: Q/DQ as arithmetic, integer products as exact f32 chunks, DynamicQuantizeLSTM
+# unrolled (tests/ascendc/check_quantized_decompositions.py checks each rewrite).
 python3 tests/models/run_models.py --aotc build/aotc --target ascend-910b --work build/models_ascend \
   --verify-baselines tests/verify/baselines || suite_failed $LINENO
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target ascend-910b \

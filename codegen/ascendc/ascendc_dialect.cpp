@@ -114,7 +114,8 @@ std::string AscendCDialect::prelude() const {
          "  union { float f; uint32_t u; } v;\n"
          "  v.u = u;\n"
          "  return v.f;\n"
-         "}\n";
+         "}\n" +
+         rint_helper("__aicore__ inline") + classification_helpers("__aicore__ inline");
 }
 
 std::string AscendCDialect::position(const TileBuffer& b) {

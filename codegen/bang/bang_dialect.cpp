@@ -371,7 +371,7 @@ __mlu_func__ void aotc_bang_reduce_sum_kahan(float* dst, float* src, int32_t n, 
   __bang_sub(t, s, c, 64);
   __memcpy(dst, t, 4, NRAM2NRAM);
 }
-)";
+)" + rint_helper("__mlu_func__") + classification_helpers("__mlu_func__");
 }
 
 std::string BangDialect::local(const TilePlan& p, const BufRef& r) const {

@@ -119,7 +119,7 @@ static inline float aotc_bits_f32(uint32_t u) {
   v.u = u;
   return v.f;
 }
-)";
+)" + rint_helper("static inline") + classification_helpers("static inline");
 }
 
 std::string TiledDialect::local(const TilePlan& p, const BufRef& r) const {

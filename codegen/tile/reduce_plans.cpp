@@ -126,7 +126,6 @@ Status plan_reduce(TileContext& k) {
       mean ? std::optional<double>(1.0 / static_cast<double>(count)) : std::nullopt;
   int reductions = 0;
   for (const Run& r : runs) reductions += r.reduced ? 1 : 0;
-
   if (reductions == 0)  // only unit axes reduced: the values unchanged
     return plan_flat_copy(k, "copy", x, 0,
                           fmt::format("{} of {} over unit axes: a copy", node.op(), x->type().to_string()));
@@ -136,67 +135,94 @@ Status plan_reduce(TileContext& k) {
   if (t == DType::kInt32 && mean)
     return unsupported("tile ReduceMean kernels average floats only, not i32");
 
-  GmArg current = k.arg(x, "x", false);
   const DType step_dtype = is_float_t ? DType::kFloat32 : DType::kInt32;
-  int done = 0;
-  for (size_t i = runs.size(); i-- > 0;) {
-    if (!runs[i].reduced) continue;
-    ++done;
-    const bool last = done == reductions;
-    int64_t outer = 1, inner = 1;
-    for (size_t j = 0; j < i; ++j) outer *= runs[j].extent;
-    for (size_t j = i + 1; j < runs.size(); ++j) inner *= runs[j].extent;
-    GmArg next = last ? k.arg(y, "y", true)
-                      : k.workspace(fmt::format("partial{}", done), step_dtype, outer * inner);
-    const std::string comment = fmt::format("{} of {}: step {} of {}, [{} x {} x {}] -> [{} x {}]",
-                                            node.op(), x->type().to_string(), done, reductions,
-                                            outer, runs[i].extent, inner, outer, inner);
-    if (inner == 1) {
-      RowSpec s;
-      s.what = "reduce_rows";
-      s.comments = {comment};
-      s.rows = outer;
-      s.len = runs[i].extent;
-      s.x = current;
-      s.stats = {next};
-      const ReduceOp op = rop;
-      const std::optional<double> sc = last ? scale : std::nullopt;
-      s.compute = [op, sc](RowContext& c) -> Status {
-        c.ops.push_back(VecReduce{op, c.red, c.row, c.work, c.len});
-        c.ops.push_back(PipeSync{Unit::kVector, Unit::kScalar});
-        c.ops.push_back(ScalarRead{"v", DType::kFloat32, c.red, -1, Index(0)});
-        Scalar v = Scalar::named("v");
-        if (sc) {
-          c.ops.push_back(ScalarCompute{"vs", DType::kFloat32, ScalarFn::kMul, v, Scalar::of(*sc)});
-          v = Scalar::named("vs");
-        }
-        c.ops.push_back(ScalarWrite{c.stats[0], v});
-        return Status::ok();
-      };
-      if (!is_float_t) return unsupported("tile {} kernels reduce i32 rows: no vector instruction",
-                                          node.op());
-      AOTC_ASSIGN_OR_RETURN(TilePlan plan, plan_rows(s, k.npu));
-      k.add(std::move(plan));
-    } else {
-      ColumnSpec s;
-      s.what = "reduce_columns";
-      s.comments = {comment};
-      s.outer = outer;
-      s.r = runs[i].extent;
-      s.inner = inner;
-      s.x = current;
-      s.y = next;
-      s.op = vop;
-      s.identity = identity;
-      if (last) s.scale = scale;
-      AOTC_ASSIGN_OR_RETURN(TilePlan plan, plan_columns(s, k.npu));
-      k.add(std::move(plan));
+  // The reduced runs, innermost first, each one kernel; `runs` may hold two adjacent reduced runs
+  // (a long last run split in two, below).
+  auto plan_runs = [&](const std::vector<Run>& runs) -> Status {
+    int reductions = 0;
+    for (const Run& r : runs) reductions += r.reduced ? 1 : 0;
+    GmArg current = k.arg(x, "x", false);
+    int done = 0;
+    for (size_t i = runs.size(); i-- > 0;) {
+      if (!runs[i].reduced) continue;
+      ++done;
+      const bool last = done == reductions;
+      // The runs after i that are reduced are gone already.
+      int64_t outer = 1, inner = 1;
+      for (size_t j = 0; j < i; ++j) outer *= runs[j].extent;
+      for (size_t j = i + 1; j < runs.size(); ++j) inner *= runs[j].reduced ? 1 : runs[j].extent;
+      GmArg next = last ? k.arg(y, "y", true)
+                        : k.workspace(fmt::format("partial{}", done), step_dtype, outer * inner);
+      const std::string comment = fmt::format("{} of {}: step {} of {}, [{} x {} x {}] -> [{} x {}]",
+                                              node.op(), x->type().to_string(), done, reductions,
+                                              outer, runs[i].extent, inner, outer, inner);
+      if (inner == 1) {
+        RowSpec s;
+        s.what = "reduce_rows";
+        s.comments = {comment};
+        s.rows = outer;
+        s.len = runs[i].extent;
+        s.x = current;
+        s.stats = {next};
+        const ReduceOp op = rop;
+        const std::optional<double> sc = last ? scale : std::nullopt;
+        s.compute = [op, sc](RowContext& c) -> Status {
+          c.ops.push_back(VecReduce{op, c.red, c.row, c.work, c.len});
+          c.ops.push_back(PipeSync{Unit::kVector, Unit::kScalar});
+          c.ops.push_back(ScalarRead{"v", DType::kFloat32, c.red, -1, Index(0)});
+          Scalar v = Scalar::named("v");
+          if (sc) {
+            c.ops.push_back(ScalarCompute{"vs", DType::kFloat32, ScalarFn::kMul, v, Scalar::of(*sc)});
+            v = Scalar::named("vs");
+          }
+          c.ops.push_back(ScalarWrite{c.stats[0], v});
+          return Status::ok();
+        };
+        if (!is_float_t) return unsupported("tile {} kernels reduce i32 rows: no vector instruction",
+                                            node.op());
+        AOTC_ASSIGN_OR_RETURN(TilePlan plan, plan_rows(s, k.npu));
+        k.add(std::move(plan));
+      } else {
+        ColumnSpec s;
+        s.what = "reduce_columns";
+        s.comments = {comment};
+        s.outer = outer;
+        s.r = runs[i].extent;
+        s.inner = inner;
+        s.x = current;
+        s.y = next;
+        s.op = vop;
+        s.identity = identity;
+        if (last) s.scale = scale;
+        AOTC_ASSIGN_OR_RETURN(TilePlan plan, plan_columns(s, k.npu));
+        k.add(std::move(plan));
+      }
+      current = next;
+      current.writable = false;
+      current.name = "x";
     }
-    current = next;
-    current.writable = false;
-    current.name = "x";
+    return Status::ok();
+  };
+  const size_t kernels_before = k.kernels.size();
+  const int64_t workspace_before = k.workspace_bytes;
+  Status whole = plan_runs(runs);
+  if (whole.is_ok() || whole.kind() != ErrorKind::kUnsupported || !runs.back().reduced) return whole;
+  // A last run too long for one row in the vector memory: two stages, per-block partials over
+  // rows of `block` elements, then the partials of each output reduced (the largest divisor of
+  // the run that plans, so the blocks tile the run exactly).
+  const int64_t len = runs.back().extent;
+  for (int64_t block = len / 2; block >= 8; --block) {
+    if (len % block != 0) continue;
+    k.kernels.resize(kernels_before);
+    k.workspace_bytes = workspace_before;
+    std::vector<Run> split = runs;
+    split.back().extent = len / block;
+    split.push_back({block, true});
+    if (plan_runs(split).is_ok()) return Status::ok();
   }
-  return Status::ok();
+  k.kernels.resize(kernels_before);
+  k.workspace_bytes = workspace_before;
+  return whole;
 }
 
 }  // namespace

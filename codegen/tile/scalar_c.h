@@ -3,6 +3,7 @@
 /// (TileDialect::scalar_c): the element expressions of codegen/device/device_expressions.h need
 /// types, literals, casts and loads; the work-item, buffer-parameter and local-memory hooks of
 /// GPU kernels have no meaning on an NPU's scalar unit and are answered empty here.
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <string>
@@ -13,6 +14,48 @@
 #include "codegen/device/kernel_dialect.h"
 
 namespace aotc::codegen::tile {
+
+/// Round half to even without a math library, for every NPU kernel prelude (`qualifier` is the
+/// language's device-function qualifier): below 2^23, adding and subtracting 2^23 leaves the
+/// integer that the FPU's round-to-nearest-even picks; from 2^23 on every float is an integer.
+inline std::string rint_helper(const std::string& qualifier) {
+  return qualifier +
+         " float aotc_rintf(float x) {\n"
+         "  const float big = 8388608.0f;\n"
+         "  float a = x < 0 ? -x : x;\n"
+         "  if (!(a < big)) return x;  // integers, infinities, NaN\n"
+         "  float r = (a + big) - big;\n"
+         "  return x < 0 ? -r : r;\n"
+         "}\n";
+}
+
+/// NaN and infinity tests as comparisons, for every NPU kernel prelude: the element expressions
+/// call isnan / isinf (classification, not arithmetic a library must supply), and the scalar
+/// loops spell them aotc_isnan / aotc_isinf (with_classification_as_comparisons).
+inline std::string classification_helpers(const std::string& qualifier) {
+  return "template <typename T>\n" + qualifier +
+         " bool aotc_isnan(T x) { return x != x; }\n"
+         "template <typename T>\n" +
+         qualifier + " bool aotc_isinf(T x) { return x == x && x - x != x - x; }\n";
+}
+
+/// `text` (a scalar loop's C) with isnan( / isinf( calls spelled as the prelude's comparisons.
+inline std::string with_classification_as_comparisons(std::string text) {
+  for (const char* fn : {"isnan(", "isinf("}) {
+    const std::string from = fn, to = std::string("aotc_") + fn;
+    size_t at = 0;
+    while ((at = text.find(from, at)) != std::string::npos) {
+      const char before = at == 0 ? ' ' : text[at - 1];
+      if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == ':') {
+        at += from.size();  // another name ending so, or std::isnan
+        continue;
+      }
+      text.replace(at, from.size(), to);
+      at += to.size();
+    }
+  }
+  return text;
+}
 
 class ScalarCDialect : public KernelDialect {
  public:
@@ -101,6 +144,8 @@ class CScalarC : public ScalarCDialect {
     return fmt::format("{}", i);
   }
   std::string math(const std::string& fn, DType t) const override {
+    // rint (Round) is arithmetic, not a library call: the prelude's aotc_rintf (kRintHelper).
+    if (fn == "rint" && compute_type(t) == "float") return "aotc_rintf";
     return compute_type(t) == "float" ? fn + "f" : fn;
   }
   std::string float_bits(const std::string& f) const override { return "aotc_f32_bits(" + f + ")"; }

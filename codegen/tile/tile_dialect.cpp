@@ -1,5 +1,7 @@
 #include "codegen/tile/tile_dialect.h"
 
+#include "codegen/tile/scalar_c.h"
+
 #include <fmt/format.h>
 
 namespace aotc::codegen::tile {
@@ -95,14 +97,15 @@ class Renderer {
     std::vector<std::string> names;
     for (size_t i = 0; i < s.operands.size(); ++i) names.push_back(fmt::format("v{}", i));
     AOTC_ASSIGN_OR_RETURN(std::string value, s.fn->expression(b, names));
-    for (const auto& [name, text] : b.helpers()) helpers_.emplace(name, text);
+    value = with_classification_as_comparisons(value);
+    for (const auto& [name, text] : b.helpers()) helpers_.emplace(name, with_classification_as_comparisons(text));
     w_.open("for (int32_t {0} = 0; {0} < {1}; ++{0})", s.var, s.count);
     for (size_t i = 0; i < s.operands.size(); ++i) {
       const ElementSource& e = s.operands[i];
       if (!e.buffer && e.arg < 0) continue;  // a literal, baked into the expression
       w_.line("const {} {} = {};", c.compute_type(e.dtype), names[i], d_.scalar_get(p_, e));
     }
-    for (const std::string& st : b.statements()) w_.raw_line(st);
+    for (const std::string& st : b.statements()) w_.raw_line(with_classification_as_comparisons(st));
     w_.raw_line(d_.scalar_set(p_, s.dst, TileDialect::at(s.dst_index), value));
     w_.close();
     return Status::ok();

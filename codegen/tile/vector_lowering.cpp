@@ -364,6 +364,65 @@ const std::map<std::string, Lowerer::StepFn>& step_table() {
         return s.buf && s.writable ? *s.buf : dest(t);
       });
     };
+    // Round half to even by the vector unit's conversion to i32 in its rint mode; i32 holds the
+    // value only below 2^31, and from 2^23 on every float is already an integer, so the
+    // conversion sees c = x clamped to +-2^23 and the result is x + (rint(c) - c): below 2^23
+    // the difference is exact (|rint(x) - x| <= 1/2) and so is the sum, rint(x); past it c is an
+    // integer, the difference 0 and the result x (infinities too).
+    t["Round"] = [](Lowerer& l, const Node& n, Args& x, const Dest& dest) -> Expected<VecValue> {
+      AOTC_RETURN_IF_ERROR(f32_only(n, x));
+      if (!l.npu_.vector_casts_between(DType::kFloat32, DType::kInt32) ||
+          !l.npu_.vector_casts_between(DType::kInt32, DType::kFloat32))
+        return unsupported("the vector unit rounds (Round) only through a conversion to i32, which it lacks");
+      const double big = 8388608.0;
+      BufRef xb = l.vec(x[0]);
+      BufRef clamped = l.take(), whole = l.take(DType::kInt32), rounded = l.take();
+      l.sca(VecScalarOp::kMaxs, clamped, xb, Scalar::of(-big));
+      l.sca(VecScalarOp::kMins, clamped, clamped, Scalar::of(big));
+      l.out_.push_back(VecCast{whole, clamped, RoundMode::kRint, l.n_});
+      l.out_.push_back(VecCast{rounded, whole, RoundMode::kRint, l.n_});
+      l.bin(VecBinaryOp::kSub, rounded, rounded, clamped);
+      BufRef d = dest(DType::kFloat32);
+      l.bin(VecBinaryOp::kAdd, d, xb, rounded);
+      l.give(clamped);
+      l.give(whole);
+      l.give(rounded);
+      l.drop_materialized(x[0], xb);
+      return in_buffer(d, DType::kFloat32);
+    };
+    // Equal and Where inside a chain: the vector unit here has no compare or select, so the
+    // bool between them is an f32 mask of 0 and 1 in the vector memory (vector_unit_computes lets
+    // no mask leave the chain). Equal: 1 - min(|a - b| 2^192, 1), the scaling lifting even the
+    // smallest subnormal difference (2^-149) past 1; Where: m x + (1 - m) y. Both exact for
+    // finite operands (a product by 0 or 1, a sum with 0); an infinite one gives NaN, and a chip
+    // that flushes subnormal differences to zero calls those operands equal.
+    t["Equal"] = [](Lowerer& l, const Node& n, Args& x, const Dest& dest) -> Expected<VecValue> {
+      AOTC_RETURN_IF_ERROR(f32_only(n, x));
+      BufRef a = l.vec(x[0]);  // a vector even when both operands are scalars
+      BufRef d = dest(DType::kFloat32);
+      l.binary(VecBinaryOp::kSub, d, in_buffer(a, DType::kFloat32), x[1]);
+      l.drop_materialized(x[0], a);
+      l.una(VecUnaryOp::kAbs, d, d);
+      for (int i = 0; i < 3; ++i) l.sca(VecScalarOp::kMuls, d, d, Scalar::of(18446744073709551616.0));
+      l.sca(VecScalarOp::kMins, d, d, Scalar::of(1));
+      l.sca(VecScalarOp::kMuls, d, d, Scalar::of(-1));
+      l.sca(VecScalarOp::kAdds, d, d, Scalar::of(1));
+      return in_buffer(d, DType::kFloat32);
+    };
+    t["Where"] = [](Lowerer& l, const Node& n, Args& x, const Dest& dest) -> Expected<VecValue> {
+      AOTC_RETURN_IF_ERROR(f32_only(n, x));
+      if (!x[0].buf) return unsupported("Where with a condition known to the scalar unit only");
+      const BufRef m = *x[0].buf;
+      BufRef other = l.take();  // (1 - m) y
+      l.sca(VecScalarOp::kMuls, other, m, Scalar::of(-1));
+      l.sca(VecScalarOp::kAdds, other, other, Scalar::of(1));
+      l.binary(VecBinaryOp::kMul, other, in_buffer(other, DType::kFloat32), x[2]);
+      BufRef d = dest(DType::kFloat32);
+      l.binary(VecBinaryOp::kMul, d, x[0], x[1]);
+      l.bin(VecBinaryOp::kAdd, d, d, other);
+      l.give(other);
+      return in_buffer(d, DType::kFloat32);
+    };
     t["Identity"] = [](Lowerer&, const Node&, Args& x, const Dest&) -> Expected<VecValue> {
       return x[0];
     };
@@ -605,12 +664,17 @@ Status vector_unit_computes(const ElementChain& chain, const NpuFacts& npu) {
     if (chain.uses_of(static_cast<int>(i)) > 0 && !vector_compute_dtype(t, npu))
       return unsupported("the vector unit does not compute on {}", dtype_name(t));
   }
-  for (const ElementChain::Step& s : chain.steps) {
+  for (size_t i = 0; i < chain.steps.size(); ++i) {
+    const ElementChain::Step& s = chain.steps[i];
     if (!step_table().count(s.node->op()))
       return unsupported("the vector unit has no instruction for {}", s.node->op());
-    if (!vector_compute_dtype(s.node->output(0)->dtype(), npu))
-      return unsupported("the vector unit does not compute on {}",
-                         dtype_name(s.node->output(0)->dtype()));
+    const DType out = s.node->output(0)->dtype();
+    // Equal's bool is an f32 mask inside the chain (step_table), never stored.
+    const bool mask = out == DType::kBool && s.node->op() == "Equal";
+    if (mask && chain.result == ElementChain::step_ref(static_cast<int>(i)))
+      return unsupported("the vector unit does not store bool");
+    if (!mask && !vector_compute_dtype(out, npu))
+      return unsupported("the vector unit does not compute on {}", dtype_name(out));
   }
   if (chain.steps.empty() && !vector_compute_dtype(chain.operand_dtypes.at(0), npu))
     return unsupported("the vector unit does not compute on {}",

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include "codegen/ascendc/ascendc_emitter.h"
+#include "codegen/bang/bang_emitter.h"
 #include "codegen/tile/tile_buffers.h"
 #include "codegen/tile/tile_dialect.h"
 #include "codegen/tile/tile_planner.h"
 #include "graph/ir_text.h"
+#include "passes/passes.h"
 #include "targets/target.h"
 
 namespace aotc {
@@ -19,6 +21,7 @@ namespace {
 using namespace codegen::tile;
 
 const TargetFacts& ascend() { return TargetRegistry::instance().find("ascend-910b")->facts(); }
+const TargetFacts& mlu370() { return TargetRegistry::instance().find("mlu370")->facts(); }
 
 std::unique_ptr<Graph> parse_ok(const std::string& text) {
   auto g = parse_graph(text);
@@ -386,6 +389,38 @@ graph @g(%x: f32[2x2]) -> (%y: f32[2x3]) {
   EXPECT_EQ(plans->kernels.size(), 1u);  // no transpose kernel
 }
 
+TEST(TilePlans, ARowLongerThanTheVectorMemoryIsReducedInTwoStages) {
+  // 40000 f32 (160 KB) and the row kernel's work buffer do not fit the 192 KB UB: per-block
+  // maxima over rows that tile the run exactly, then the blocks' maxima of each output.
+  std::string p = printed(R"(
+graph @g(%x: f32[2x40000]) -> (%y: f32[2x1]) {
+  %a = const i64[1] dense<[1]>
+  %y = ReduceMax(%x, %a) {keepdims = 1} : f32[2x1]
+  return %y
+})");
+  EXPECT_NE(p.find("step 1 of 2, [4 x 20000 x 1] -> [4 x 1]"), std::string::npos) << p;
+  EXPECT_NE(p.find("step 2 of 2, [2 x 2 x 1] -> [2 x 1]"), std::string::npos) << p;
+}
+
+TEST(TilePlans, EqualAndWhereInsideAChainAreF32MasksOnTheVectorUnit) {
+  auto g = parse_ok(R"(
+graph @g(%a: f32[64], %b: f32[64], %x: f32[64]) -> (%y: f32[64]) {
+  %e = Equal(%a, %b) : bool[64]
+  %w = Where(%e, %a, %x) : f32[64]
+  %y = Relu(%w) : f32[64]
+  return %y
+})");
+  PassStatistics stats;
+  ASSERT_TRUE(fuse_elementwise(*g, stats).has_value());
+  ASSERT_EQ(g->nodes()[0]->op(), "Fused");
+  auto plans = plans_of(*g, ascend());
+  ASSERT_TRUE(plans.has_value()) << plans.status().message();
+  const std::string p = print_tile_plan(plans->kernels[0]);
+  EXPECT_NE(p.find("computed by the vector unit"), std::string::npos) << p;
+  EXPECT_EQ(p.find("scalar_loop"), std::string::npos) << p;
+  EXPECT_NE(p.find("vec_mins"), std::string::npos) << p;
+}
+
 TEST(TilePlans, RefusalsSayWhatNeitherUnitCanDo) {
   auto g = parse_ok(R"(
 graph @g(%x: f32[8], %e: i64[8]) -> (%y: f32[8]) {
@@ -412,6 +447,49 @@ std::string ascend_c(const std::string& ir) {
   auto r = render_tile_kernel(plans->kernels[0], codegen::ascendc_dialect(), "k");
   EXPECT_TRUE(r.has_value()) << r.status().message();
   return r.has_value() ? r->text : "";
+}
+
+TEST(AscendCDialect, RoundAndNaNTestsOfScalarLoopsAreArithmetic) {
+  // The scalar unit has no math library: rint is the prelude's aotc_rintf (the MLU370's vector
+  // unit has no i32 conversion: Round runs there), and the NaN rule of a float-to-integer
+  // conversion is the prelude's comparison aotc_isnan.
+  auto g = parse_ok(R"(
+graph @g(%x: f32[40]) -> (%y: f32[40]) {
+  %y = Round(%x) : f32[40]
+  return %y
+})");
+  auto round = plans_of(*g, mlu370());
+  ASSERT_TRUE(round.has_value()) << round.status().message();
+  auto bang = render_tile_kernel(round->kernels[0], codegen::bang_dialect(), "k");
+  ASSERT_TRUE(bang.has_value()) << bang.status().message();
+  EXPECT_NE(bang->text.find("aotc_rintf("), std::string::npos) << bang->text;
+  EXPECT_NE(codegen::bang_dialect().prelude().find("float aotc_rintf(float x)"), std::string::npos);
+  g = parse_ok(R"(
+graph @g(%x: f32[40]) -> (%y: i8[40]) {
+  %y = Cast(%x) {to = "i8"} : i8[40]
+  return %y
+})");
+  auto cast = plans_of(*g, ascend());
+  ASSERT_TRUE(cast.has_value()) << cast.status().message();
+  auto r = render_tile_kernel(cast->kernels[0], codegen::ascendc_dialect(), "k");
+  ASSERT_TRUE(r.has_value()) << r.status().message();
+  std::string helpers;
+  for (const auto& [name, text] : r->helpers) helpers += text;
+  EXPECT_NE(helpers.find("aotc_isnan("), std::string::npos) << helpers;
+  EXPECT_EQ(helpers.find(" isnan("), std::string::npos) << helpers;
+  EXPECT_NE(codegen::ascendc_dialect().prelude().find("bool aotc_isnan(T x) { return x != x; }"),
+            std::string::npos);
+}
+
+TEST(TilePlans, RoundIsTheVectorConversionsRintModeWhereTheChipHasIt) {
+  std::string p = printed(R"(
+graph @g(%x: f32[256]) -> (%y: f32[256]) {
+  %y = Round(%x) : f32[256]
+  return %y
+})");
+  EXPECT_NE(p.find("computed by the vector unit"), std::string::npos) << p;
+  EXPECT_NE(p.find("(i32)"), std::string::npos) << p;
+  EXPECT_NE(p.find("round rint"), std::string::npos) << p;
 }
 
 TEST(AscendCDialect, CopiesOfWhole32ByteBlocksAreDataCopyOthersDataCopyPad) {
