@@ -1,5 +1,6 @@
 #include "codegen/bang/bang_dialect.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -110,20 +111,40 @@ BangLayout bang_layout(const TilePlan& p) {
     l.base[static_cast<int>(s)] = nram;
     nram += round_to(p.bytes_in(s), kVectorAlign);
   }
+  int64_t a_elements = 0, b_elements = 0;
+  for (const TileBuffer& b : p.buffers) {
+    if (b.space == OnChipSpace::kMatrixA) a_elements = std::max(a_elements, b.elements);
+    if (b.space == OnChipSpace::kMatrixB) b_elements = std::max(b_elements, b.elements);
+  }
+  int64_t wram = p.bytes_in(OnChipSpace::kMatrixB);
   for (const TileBuffer& b : p.buffers)
     if (b.space == OnChipSpace::kMatrixC) {
       matrix = true;
       l.partial = nram;
       nram += round_to(b.slot_bytes, kVectorAlign);
       if (p.compensated_sums) {
+        // Split-operand products and the cascaded sum (see mmad): the error sum, a step's new
+        // sum, A's and B's parts and their masks in NRAM, B's low part in WRAM.
         l.compensation = nram;
         nram += round_to(b.slot_bytes, kVectorAlign);
+        l.step_sum = nram;
+        nram += round_to(b.slot_bytes, kVectorAlign);
+        l.a_split_bytes = round_to(a_elements, kCountGranule) * 4;
+        l.b_split_bytes = round_to(b_elements, kCountGranule) * 4;
+        l.a_split = nram;
+        nram += 2 * l.a_split_bytes;
+        l.b_split = nram;
+        nram += 2 * l.b_split_bytes;
+        l.masks = nram;
+        nram += l.a_split_bytes + l.b_split_bytes;
+        l.b_low_wram = round_to(wram, kVectorAlign);
+        wram = l.b_low_wram + l.b_split_bytes;
       }
     }
   (void)matrix;
   l.stage = nram;
   l.nram_bytes = nram + kBangStageBytes;
-  l.wram_bytes = p.bytes_in(OnChipSpace::kMatrixB);
+  l.wram_bytes = wram;
   l.sram_bytes = p.bytes_in(OnChipSpace::kMatrixL1);
   return l;
 }
@@ -313,62 +334,106 @@ __mlu_func__ void aotc_bang_reduce_sum(float* dst, float* src, int32_t n, int8_t
 AOTC_BANG_REDUCE(max, __bang_maxequal, __bang_argmax, -__builtin_inff())
 AOTC_BANG_REDUCE(min, __bang_minequal, __bang_argmin, __builtin_inff())
 
-// --accumulate compensated. Kahan summation built from the vector unit's own adds: under the
-// MLU370 numeric model every one of them truncates, and the compensation term is whatever the
-// chip's arithmetic makes of it (the emulation models each instruction; nothing here is exact).
-// Kahan rather than Neumaier: Neumaier picks per lane which operand is larger, which needs a
-// select the vector subset used here lacks; Kahan is branch-free (4 instructions per step).
+// --accumulate compensated. Under the MLU370 numeric model every add and product truncates
+// (toward zero: a bias that grows with the number of terms), so sums are cascaded: the running
+// sum s takes each term through FastTwoSum (t = s + x; the add's error x - (t - s), exact when
+// |s| >= |x|, the usual case of a running sum) and the errors are summed apart in e, whose own
+// truncation weighs 2^-21 of a term 2^-20 of the sum. Not Kahan: Kahan feeds the error back
+// through y = x - comp, an add that truncates relative to each term (2^-21 of every term, all
+// toward zero). Not TwoSum (exact whatever the order, 6 instructions): it needs a fifth
+// 64-lane slot in the 4 of the staging area. The sum is then rounded to nearest
+// (aotc_bang_round_sum), so the result carries one unbiased rounding.
 
-// c += p with the running compensation comp (c, comp, p: NRAM, 128-byte aligned, n a multiple
-// of 64); p is overwritten.
-__mlu_func__ void aotc_bang_kahan_add(float* c, float* comp, float* p, int32_t n, int8_t* stage) {
-  float* t = (float*)stage;
-  for (int32_t i = 0; i < n;) {
-    const int32_t k = n - i >= 256 ? 256 : 64;
-    __bang_sub(p + i, p + i, comp + i, k);  // y = p - comp
-    __bang_add(t, c + i, p + i, k);         // t = c + y
-    __bang_sub(c + i, t, c + i, k);         // (t - c)
-    __bang_sub(comp + i, c + i, p + i, k);  // comp = (t - c) - y
-    __memcpy(c + i, t, k * 4, NRAM2NRAM);   // c = t
-    i += k;
-  }
+// dst = s + e rounded to nearest (n a multiple of 64; t, r scratch): t = s + e truncated, its
+// exact error r = (s - t) + e (|s| >= |e|), and t + 2 r truncated is t, or the next float away
+// from zero when r is half an ulp of t or more.
+__mlu_func__ void aotc_bang_round_sum(float* dst, float* s, float* e, float* t, float* r, int32_t n) {
+  __bang_add(t, s, e, n);
+  __bang_sub(r, s, t, n);
+  __bang_add(r, r, e, n);
+  __bang_add(r, r, r, n);
+  __bang_add(dst, t, r, n);
 }
 
-// dst[0] = the sum of src[0, n): 64 lanes of Kahan sums, then the lanes folded in halves, each
-// fold a Kahan step of the upper half (and both halves' compensations) into the lower.
-__mlu_func__ void aotc_bang_reduce_sum_kahan(float* dst, float* src, int32_t n, int8_t* stage) {
+// High and low parts of x[0, n) (n a multiple of 64): hi keeps the bits the mask keeps (the sign,
+// the exponent and the top mantissa bits), lo = x - hi is exact (it fits the bits hi dropped).
+__mlu_func__ void aotc_bang_split(float* hi, float* lo, float* x, float* mask, int32_t n) {
+  __bang_band((char*)hi, (char*)x, (char*)mask, n * 4);
+  __bang_sub(lo, x, hi, n);
+}
+
+// One k step of a compensated matrix block c[m x n] += a[m x k] b[n x k]^T with the block's
+// error sum e. The product is exact as three: a b = a_hi b_hi + a_lo b_hi + a b_lo, with a_hi
+// of 10 significant bits and b_hi of 11, so a_hi b_hi fits the 21 the unit keeps; the other
+// two are 2^-9 of the whole or less, and their truncation weighs 2^-29. a_hi b_hi joins c by
+// FastTwoSum, its error and the small products join e. b, in WRAM, is split through NRAM:
+// its high part back over b, its low part at b_low. p (the product) and t (the new sum) are
+// scratch of c's size; cn = m x n rounded up to 64, an and bn the parts' counts.
+__mlu_func__ void aotc_bang_matmul_step_compensated(
+    float* c, float* e, float* p, float* t, float* a, float* b, float* b_low, float* a_parts,
+    float* b_parts, float* masks, int32_t m, int32_t k, int32_t n, int32_t cn, int32_t an,
+    int32_t bn, bool first) {
+  float* const a_hi = a_parts;
+  float* const a_lo = a_parts + an;
+  float* const b_copy = b_parts;
+  float* const b_hi = b_parts + bn;
+  __memcpy(b_copy, b, n * k * 4, WRAM2NRAM);
+  aotc_bang_split(b_hi, b_copy, b_copy, masks + an, bn);  // b_copy becomes the low part
+  __memcpy(b, b_hi, n * k * 4, NRAM2WRAM);
+  __memcpy(b_low, b_copy, n * k * 4, NRAM2WRAM);
+  aotc_bang_split(a_hi, a_lo, a, masks, an);
+  if (first) {
+    __bang_matmul(c, a_hi, b, m, k, n);
+    __bang_matmul(e, a_lo, b, m, k, n);
+  } else {
+    __bang_matmul(p, a_hi, b, m, k, n);
+    __bang_add(t, c, p, cn);  // the new sum
+    __bang_sub(c, t, c, cn);
+    __bang_sub(c, p, c, cn);  // its error
+    __bang_add(e, e, c, cn);
+    __memcpy(c, t, cn * 4, NRAM2NRAM);
+    __bang_matmul(p, a_lo, b, m, k, n);
+    __bang_add(e, e, p, cn);
+  }
+  __bang_matmul(p, a, b_low, m, k, n);
+  __bang_add(e, e, p, cn);
+}
+
+// dst[0] = the sum of src[0, n): 64 cascaded lane sums (s, errors e), the lanes folded in
+// halves the same way, the result rounded to nearest.
+__mlu_func__ void aotc_bang_reduce_sum_compensated(float* dst, float* src, int32_t n, int8_t* stage) {
   float* s = (float*)stage;
-  float* c = s + 64;
+  float* e = s + 64;
   float* y = s + 128;
   float* t = s + 192;
   __bang_write_value(s, 128, 0.0f);
   for (int32_t done = 0; done < n; done += 64) {
     const int32_t k = n - done < 64 ? n - done : 64;
-    if (k == 64 && aotc_aligned(src + done)) {
-      __bang_sub(y, src + done, c, 64);
-    } else {
+    float* x = src + done;
+    if (k != 64 || !aotc_aligned(x)) {
       __bang_write_value(y, 64, 0.0f);
-      __memcpy(y, src + done, k * 4, NRAM2NRAM);
-      __bang_sub(y, y, c, 64);
+      __memcpy(y, x, k * 4, NRAM2NRAM);
+      x = y;
     }
-    __bang_add(t, s, y, 64);
-    __bang_sub(c, t, s, 64);
-    __bang_sub(c, c, y, 64);
+    __bang_add(t, s, x, 64);
+    __bang_sub(s, t, s, 64);
+    __bang_sub(s, x, s, 64);  // the add's error
+    __bang_add(e, e, s, 64);
     __memcpy(s, t, 256, NRAM2NRAM);
   }
   for (int32_t h = 32; h >= 1; h /= 2) {
     __bang_write_value(t, 64, 0.0f);
-    __memcpy(t, c + h, h * 4, NRAM2NRAM);
-    __bang_add(c, c, t, 64);  // both halves' compensations
+    __memcpy(t, e + h, h * 4, NRAM2NRAM);
+    __bang_add(e, e, t, 64);  // both halves' errors
     __bang_write_value(y, 64, 0.0f);
     __memcpy(y, s + h, h * 4, NRAM2NRAM);
-    __bang_sub(y, y, c, 64);  // y = upper - compensation
     __bang_add(t, s, y, 64);
-    __bang_sub(c, t, s, 64);
-    __bang_sub(c, c, y, 64);
+    __bang_sub(s, t, s, 64);
+    __bang_sub(s, y, s, 64);
+    __bang_add(e, e, s, 64);
     __memcpy(s, t, 256, NRAM2NRAM);
   }
-  __bang_sub(t, s, c, 64);
+  aotc_bang_round_sum(t, s, e, t, y, 64);
   __memcpy(dst, t, 4, NRAM2NRAM);
 }
 )";
@@ -420,8 +485,19 @@ void BangDialect::begin_kernel(CodeWriter& w, const TilePlan& p, const std::stri
     }
   }
   if (l.partial >= 0) w.line("float* const aotc_partial = (float*)(nram_buffer + {});", l.partial);
-  if (l.compensation >= 0)
+  if (l.compensation >= 0) {
+    w.line("// --accumulate compensated: the block's error sum, a step's new sum, the operands' parts");
     w.line("float* const aotc_compensation = (float*)(nram_buffer + {});", l.compensation);
+    w.line("float* const aotc_step_sum = (float*)(nram_buffer + {});", l.step_sum);
+    w.line("float* const aotc_a_parts = (float*)(nram_buffer + {});", l.a_split);
+    w.line("float* const aotc_b_parts = (float*)(nram_buffer + {});", l.b_split);
+    w.line("float* const aotc_masks = (float*)(nram_buffer + {});", l.masks);
+    w.line("float* const aotc_b_low = (float*)(wram_buffer + {});", l.b_low_wram);
+    // A's high part keeps 9 mantissa bits, B's 10: products of 10 and 11 significant bits.
+    w.line("__bang_write_value((int32_t*)aotc_masks, {}, (int32_t)0xffffc000);", l.a_split_bytes / 4);
+    w.line("__bang_write_value((int32_t*)(aotc_masks + {}), {}, (int32_t)0xffffe000);",
+           l.a_split_bytes / 4, l.b_split_bytes / 4);
+  }
   w.line("int8_t* const aotc_stage = nram_buffer + {};", l.stage);
   w.line("(void)aotc_stage;");
 }
@@ -517,7 +593,7 @@ void BangDialect::vec_cast(CodeWriter& w, const TilePlan& p, const VecCast& v) c
 }
 
 void BangDialect::vec_reduce(CodeWriter& w, const TilePlan& p, const VecReduce& v) const {
-  const char* fn = v.op == ReduceOp::kSum ? (p.compensated_sums ? "sum_kahan" : "sum")
+  const char* fn = v.op == ReduceOp::kSum ? (p.compensated_sums ? "sum_compensated" : "sum")
                    : v.op == ReduceOp::kMax ? "max" : "min";
   w.line("aotc_bang_reduce_{}({}, {}, {}, aotc_stage);", fn, local(p, v.dst), local(p, v.src), v.count);
 }
@@ -575,26 +651,28 @@ void BangDialect::matrix_load(CodeWriter& w, const TilePlan& p, const MatrixLoad
 
 void BangDialect::mmad(CodeWriter& w, const TilePlan& p, const Mmad& m) const {
   const std::string c = local(p, m.c), a = local(p, m.a), b = local(p, m.b);
+  if (p.compensated_sums) {
+    // Split-operand products into a cascaded sum (aotc_bang_matmul_step_compensated); the sum
+    // and its error meet when the block is written (matrix_copy_out).
+    const BangLayout l = bang_layout(p);
+    const std::string first = m.init_var.empty() ? "true" : fmt::format("{} == 0", m.init_var);
+    w.line("aotc_bang_matmul_step_compensated({}, aotc_compensation, aotc_partial, aotc_step_sum, {}, {}, "
+           "aotc_b_low, aotc_a_parts, aotc_b_parts, aotc_masks, {}, {}, {}, {}, {}, {}, {});",
+           c, a, b, m.m, m.k, m.n, round_to(m.m * m.n, kCountGranule), l.a_split_bytes / 4,
+           l.b_split_bytes / 4, first);
+    return;
+  }
   if (m.init_var.empty()) {
     w.line("__bang_matmul({}, {}, {}, {}, {}, {});", c, a, b, m.m, m.k, m.n);
     return;
   }
   w.open("if ({} == 0)", m.init_var);
   w.line("__bang_matmul({}, {}, {}, {}, {}, {});", c, a, b, m.m, m.k, m.n);
-  if (p.compensated_sums)
-    w.line("__bang_write_value(aotc_compensation, {}, 0.0f);", round_to(m.m * m.n, kCountGranule));
   w.dedent();
   w.line("}} else {{");
   w.indent();
   w.line("__bang_matmul(aotc_partial, {}, {}, {}, {}, {});", a, b, m.m, m.k, m.n);
   const int64_t count = m.m * m.n;
-  if (p.compensated_sums) {
-    // The buffers hold whole blocks (a multiple of 64 elements), so the count rounds up.
-    w.line("aotc_bang_kahan_add({}, aotc_compensation, aotc_partial, {}, aotc_stage);", c,
-           round_to(count, kCountGranule));
-    w.close();
-    return;
-  }
   if (count % kCountGranule == 0 && aligned(p, m.c)) {
     w.line("__bang_add({0}, {0}, aotc_partial, {1});", c, count);
   } else {
@@ -606,6 +684,11 @@ void BangDialect::mmad(CodeWriter& w, const TilePlan& p, const Mmad& m) const {
 void BangDialect::matrix_copy_out(CodeWriter& w, const TilePlan& p, const MatrixCopyOut& m) const {
   const TileBuffer& c = p.buffer(m.c.buffer);
   const int64_t es = dtype_size(c.dtype);
+  if (p.compensated_sums) {
+    // The block's sum and its error sum, rounded to nearest.
+    w.line("aotc_bang_round_sum({0}, {0}, aotc_compensation, aotc_step_sum, aotc_partial, {1});",
+           local(p, m.c), round_to(m.m * m.n, kCountGranule));
+  }
   if (m.m == 1 || m.n == m.gm_row_stride) {
     w.line("__memcpy({}, {}, {}, NRAM2GDRAM);", gm(p, m.arg, m.gm_offset), local(p, m.c), m.m * m.n * es);
   } else {

@@ -399,6 +399,14 @@ void __bang_sub(float* dst, const float* a, const float* b, int n) {
 void __bang_mul(float* dst, const float* a, const float* b, int n) {
   binary("__bang_mul", dst, a, b, n, [](float x, float y) { return fmul(x, y); });
 }
+void __bang_band(char* dst, const char* a, const char* b, int n) {
+  const char* fn = "__bang_band";
+  vector_count(fn, n);
+  vector_operand(fn, "dst", dst, n, 1);
+  vector_operand(fn, "src0", a, n, 1);
+  vector_operand(fn, "src1", b, n, 1);
+  for (int i = 0; i < n; ++i) dst[i] = static_cast<char>(a[i] & b[i]);
+}
 void __bang_maxequal(float* dst, const float* a, const float* b, int n) {
   binary("__bang_maxequal", dst, a, b, n, [](float x, float y) { return x >= y ? x : y; });
 }
