@@ -129,6 +129,10 @@ BangLayout bang_layout(const TilePlan& p) {
         nram += round_to(b.slot_bytes, kVectorAlign);
         l.step_sum = nram;
         nram += round_to(b.slot_bytes, kVectorAlign);
+        l.compensation2 = nram;
+        nram += round_to(b.slot_bytes, kVectorAlign);
+        l.scratch = nram;
+        nram += round_to(b.slot_bytes, kVectorAlign);
         l.a_split_bytes = round_to(a_elements, kCountGranule) * 4;
         l.b_split_bytes = round_to(b_elements, kCountGranule) * 4;
         l.a_split = nram;
@@ -342,17 +346,36 @@ AOTC_BANG_REDUCE(min, __bang_minequal, __bang_argmin, __builtin_inff())
 // through y = x - comp, an add that truncates relative to each term (2^-21 of every term, all
 // toward zero). Not TwoSum (exact whatever the order, 6 instructions): it needs a fifth
 // 64-lane slot in the 4 of the staging area. The sum is then rounded to nearest
-// (aotc_bang_round_sum), so the result carries one unbiased rounding.
+// (aotc_bang_finish_sum), so the result carries one rounding at 24 bits, as IEEE's would.
 
-// dst = s + e rounded to nearest (n a multiple of 64; t, r scratch): t = s + e truncated, its
-// exact error r = (s - t) + e (|s| >= |e|), and t + 2 r truncated is t, or the next float away
-// from zero when r is half an ulp of t or more.
-__mlu_func__ void aotc_bang_round_sum(float* dst, float* s, float* e, float* t, float* r, int32_t n) {
+// dst = the 24-bit result of a sum whose 21-bit truncation t and exact remainder r are known
+// (r of t's sign, |r| below t's 21-bit ulp): the chip's adds keep 21 bits, so the 3 mantissa
+// bits below them are set with bit operations: k = |r| in 24-bit ulps of t, rounded (7 at
+// most), or'ed into t (whose 3 low bits are zero: a truncated result). Conversions and bit
+// operations are exact. r and w (scratch) are overwritten; n a multiple of 64.
+__mlu_func__ void aotc_bang_assemble24(float* dst, float* t, float* r, float* w, int32_t n) {
+  __bang_write_value((int32_t*)w, n, (int32_t)0x7f800000);
+  __bang_band((char*)w, (char*)t, (char*)w, n * 4);  // 2^e: t's binade
+  __bang_maxeq_scalar(w, w, 1.17549435e-38f, n);     // t = 0 (then r = 0): any binade
+  __bang_mineq_scalar(w, w, 1.70141183e38f, n);      // t infinite: k = 0
+  __bang_recip(w, w, n);                             // exact for a power of 2
+  __bang_active_abs(r, r, n);
+  __bang_mul(r, r, w, n);                            // exact
+  __bang_mul_scalar(r, r, 8388608.0f, n);            // in 24-bit ulps of t: [0, 8)
+  __bang_add_scalar(r, r, 0.5f, n);
+  __bang_maxeq_scalar(r, r, 0.0f, n);                // NaN (t infinite): 0
+  __bang_mineq_scalar(r, r, 7.0f, n);
+  __bang_float2int_tz((int32_t*)r, r, n, 0);
+  __bang_bor((char*)dst, (char*)t, (char*)r, n * 4);
+}
+
+// dst = s + e (|s| >= |e|; n a multiple of 64; t, r scratch, e overwritten) to 24 bits: t = s + e
+// truncated, its exact error r = (s - t) + e (FastTwoSum), then aotc_bang_assemble24.
+__mlu_func__ void aotc_bang_finish_sum(float* dst, float* s, float* e, float* t, float* r, int32_t n) {
   __bang_add(t, s, e, n);
   __bang_sub(r, s, t, n);
   __bang_add(r, r, e, n);
-  __bang_add(r, r, r, n);
-  __bang_add(dst, t, r, n);
+  aotc_bang_assemble24(dst, t, r, e, n);
 }
 
 // High and low parts of x[0, n) (n a multiple of 64): hi keeps the bits the mask keeps (the sign,
@@ -362,17 +385,31 @@ __mlu_func__ void aotc_bang_split(float* hi, float* lo, float* x, float* mask, i
   __bang_sub(lo, x, hi, n);
 }
 
-// One k step of a compensated matrix block c[m x n] += a[m x k] b[n x k]^T with the block's
-// error sum e. The product is exact as three: a b = a_hi b_hi + a_lo b_hi + a b_lo, with a_hi
-// of 10 significant bits and b_hi of 11, so a_hi b_hi fits the 21 the unit keeps; the other
-// two are 2^-9 of the whole or less, and their truncation weighs 2^-29. a_hi b_hi joins c by
-// FastTwoSum, its error and the small products join e. b, in WRAM, is split through NRAM:
-// its high part back over b, its low part at b_low. p (the product) and t (the new sum) are
-// scratch of c's size; cn = m x n rounded up to 64, an and bn the parts' counts.
+// s += x with its error: TwoSum (Knuth; exact whichever operand is larger, as the signs of
+// a dot product's partial sums require: FastTwoSum lost 4x more on mixed signs), the new sum in
+// s, the add's error in x; t, u scratch (n a multiple of 64).
+__mlu_func__ void aotc_bang_two_sum(float* s, float* x, float* t, float* u, int32_t n) {
+  __bang_add(t, s, x, n);
+  __bang_sub(u, t, s, n);  // x's part of t
+  __bang_sub(x, x, u, n);  // x's error
+  __bang_sub(u, t, u, n);  // s's part of t
+  __bang_sub(s, s, u, n);  // s's error
+  __bang_add(x, s, x, n);  // the add's error, exact
+  __memcpy(s, t, n * 4, NRAM2NRAM);
+}
+
+// One k step of a compensated matrix block c[m x n] += a[m x k] b[n x k]^T. The product is
+// exact as three: a b = a_hi b_hi + a_lo b_hi + a b_lo, with a_hi of 10 significant bits and
+// b_hi of 11, so a_hi b_hi fits the 21 the unit keeps; the other two are 2^-9 of the whole or
+// less, and their truncation weighs 2^-29. a_hi b_hi joins c by TwoSum; its error and the two
+// small products join the error sum e by TwoSum again (e holds 2^-10 of the sum: its plain
+// truncation, K times, would weigh 2^-31 K), whose error goes to e2 plainly. b, in WRAM, is
+// split through NRAM: its high part back over b, its low part at b_low. p, t, u are scratch of
+// c's size; cn = m x n rounded up to 64, an and bn the parts' counts.
 __mlu_func__ void aotc_bang_matmul_step_compensated(
-    float* c, float* e, float* p, float* t, float* a, float* b, float* b_low, float* a_parts,
-    float* b_parts, float* masks, int32_t m, int32_t k, int32_t n, int32_t cn, int32_t an,
-    int32_t bn, bool first) {
+    float* c, float* e, float* e2, float* p, float* t, float* u, float* a, float* b, float* b_low,
+    float* a_parts, float* b_parts, float* masks, int32_t m, int32_t k, int32_t n, int32_t cn,
+    int32_t an, int32_t bn, bool first) {
   float* const a_hi = a_parts;
   float* const a_lo = a_parts + an;
   float* const b_copy = b_parts;
@@ -385,26 +422,27 @@ __mlu_func__ void aotc_bang_matmul_step_compensated(
   if (first) {
     __bang_matmul(c, a_hi, b, m, k, n);
     __bang_matmul(e, a_lo, b, m, k, n);
-  } else {
-    __bang_matmul(p, a_hi, b, m, k, n);
-    __bang_add(t, c, p, cn);  // the new sum
-    __bang_sub(c, t, c, cn);
-    __bang_sub(c, p, c, cn);  // its error
-    __bang_add(e, e, c, cn);
-    __memcpy(c, t, cn * 4, NRAM2NRAM);
-    __bang_matmul(p, a_lo, b, m, k, n);
+    __bang_matmul(p, a, b_low, m, k, n);
     __bang_add(e, e, p, cn);
+    __bang_write_value(e2, cn, 0.0f);
+    return;
   }
-  __bang_matmul(p, a, b_low, m, k, n);
-  __bang_add(e, e, p, cn);
+  __bang_matmul(p, a_hi, b, m, k, n);
+  aotc_bang_two_sum(c, p, t, u, cn);  // p: the add's error
+  __bang_matmul(u, a_lo, b, m, k, n);
+  __bang_add(p, p, u, cn);
+  __bang_matmul(u, a, b_low, m, k, n);
+  __bang_add(p, p, u, cn);
+  aotc_bang_two_sum(e, p, t, u, cn);
+  __bang_add(e2, e2, p, cn);
 }
 
 // dst = a + b rounded to nearest, for the adds of vector chains (bias, residual, the
 // activations' 1 + exp(-x), normalisation's x - mean) under --accumulate compensated: 64
 // elements at a time through the staging area (x, y: the operands' copies), t = x + y
-// truncated, its exact error by TwoSum (exact whichever operand is larger), then t + 2 err
-// truncated (aotc_bang_round_sum's rule). 11 instructions and copies per 64 elements instead
-// of one instruction per call. A null b adds the scalar b_scalar; sign -1 subtracts.
+// truncated, its exact error by TwoSum (exact whichever operand is larger), then the 24-bit
+// result (aotc_bang_assemble24). 22 instructions and copies per 64 elements instead of one
+// instruction per call. A null b adds the scalar b_scalar; sign -1 subtracts.
 __mlu_func__ void aotc_bang_add_rn(float* dst, float* a, float* b, float b_scalar, float sign,
                                    int32_t n, int8_t* stage) {
   float* t = (float*)stage;
@@ -426,8 +464,7 @@ __mlu_func__ void aotc_bang_add_rn(float* dst, float* a, float* b, float b_scala
     __bang_sub(u, t, u, 64);  // x's part of t
     __bang_sub(x, x, u, 64);  // x's error
     __bang_add(x, x, y, 64);  // the add's error, exact
-    __bang_add(x, x, x, 64);
-    __bang_add(u, t, x, 64);
+    aotc_bang_assemble24(u, t, x, y, 64);
     __memcpy(dst + done, u, c * 4, NRAM2NRAM);
   }
 }
@@ -466,7 +503,7 @@ __mlu_func__ void aotc_bang_reduce_sum_compensated(float* dst, float* src, int32
     __bang_add(e, e, s, 64);
     __memcpy(s, t, 256, NRAM2NRAM);
   }
-  aotc_bang_round_sum(t, s, e, t, y, 64);
+  aotc_bang_finish_sum(t, s, e, t, y, 64);
   __memcpy(dst, t, 4, NRAM2NRAM);
 }
 )";
@@ -522,6 +559,8 @@ void BangDialect::begin_kernel(CodeWriter& w, const TilePlan& p, const std::stri
     w.line("// --accumulate compensated: the block's error sum, a step's new sum, the operands' parts");
     w.line("float* const aotc_compensation = (float*)(nram_buffer + {});", l.compensation);
     w.line("float* const aotc_step_sum = (float*)(nram_buffer + {});", l.step_sum);
+    w.line("float* const aotc_compensation2 = (float*)(nram_buffer + {});", l.compensation2);
+    w.line("float* const aotc_scratch = (float*)(nram_buffer + {});", l.scratch);
     w.line("float* const aotc_a_parts = (float*)(nram_buffer + {});", l.a_split);
     w.line("float* const aotc_b_parts = (float*)(nram_buffer + {});", l.b_split);
     w.line("float* const aotc_masks = (float*)(nram_buffer + {});", l.masks);
@@ -700,8 +739,9 @@ void BangDialect::mmad(CodeWriter& w, const TilePlan& p, const Mmad& m) const {
     // and its error meet when the block is written (matrix_copy_out).
     const BangLayout l = bang_layout(p);
     const std::string first = m.init_var.empty() ? "true" : fmt::format("{} == 0", m.init_var);
-    w.line("aotc_bang_matmul_step_compensated({}, aotc_compensation, aotc_partial, aotc_step_sum, {}, {}, "
-           "aotc_b_low, aotc_a_parts, aotc_b_parts, aotc_masks, {}, {}, {}, {}, {}, {}, {});",
+    w.line("aotc_bang_matmul_step_compensated({}, aotc_compensation, aotc_compensation2, aotc_partial, "
+           "aotc_step_sum, aotc_scratch, {}, {}, aotc_b_low, aotc_a_parts, aotc_b_parts, aotc_masks, {}, {}, "
+           "{}, {}, {}, {}, {});",
            c, a, b, m.m, m.k, m.n, round_to(m.m * m.n, kCountGranule), l.a_split_bytes / 4,
            l.b_split_bytes / 4, first);
     return;
@@ -729,9 +769,11 @@ void BangDialect::matrix_copy_out(CodeWriter& w, const TilePlan& p, const Matrix
   const TileBuffer& c = p.buffer(m.c.buffer);
   const int64_t es = dtype_size(c.dtype);
   if (p.compensated_sums) {
-    // The block's sum and its error sum, rounded to nearest.
-    w.line("aotc_bang_round_sum({0}, {0}, aotc_compensation, aotc_step_sum, aotc_partial, {1});",
-           local(p, m.c), round_to(m.m * m.n, kCountGranule));
+    // The block's sum and its error sums, to 24 bits.
+    const int64_t count = round_to(m.m * m.n, kCountGranule);
+    w.line("__bang_add(aotc_compensation, aotc_compensation, aotc_compensation2, {});", count);
+    w.line("aotc_bang_finish_sum({0}, {0}, aotc_compensation, aotc_step_sum, aotc_partial, {1});",
+           local(p, m.c), count);
   }
   if (m.m == 1 || m.n == m.gm_row_stride) {
     w.line("__memcpy({}, {}, {}, NRAM2GDRAM);", gm(p, m.arg, m.gm_offset), local(p, m.c), m.m * m.n * es);

@@ -37,6 +37,8 @@ struct BangLayout {
   /// keep the high parts' bits (`masks`: A's then B's, as large as the parts); and the WRAM
   /// offset of B's low part (`b_low_wram`).
   int64_t compensation = -1, step_sum = -1;
+  /// The error sum's own error sum and a scratch, as large as the partial product.
+  int64_t compensation2 = -1, scratch = -1;
   int64_t a_split = -1, b_split = -1, masks = -1, b_low_wram = -1;
   int64_t a_split_bytes = 0, b_split_bytes = 0;
   int64_t stage = 0;     ///< NRAM offset of the staging area.
