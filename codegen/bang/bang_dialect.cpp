@@ -200,7 +200,7 @@ __mlu_func__ float aotc_bits_f32(uint32_t u) {
 
 // Vector calls the dialect cannot prove 128-byte aligned with a count that is a multiple of 64:
 // the aligned whole part runs in place, the rest 64 elements at a time through the staging
-// area after the kernel's buffers (4 slots of 256 bytes).
+// area after the kernel's buffers (8 slots of 256 bytes).
 __mlu_func__ bool aotc_aligned(const void* p) { return ((uintptr_t)p) % 128 == 0; }
 
 #define AOTC_BANG_BINARY(name, call)                                                          \
@@ -437,18 +437,26 @@ __mlu_func__ void aotc_bang_matmul_step_compensated(
   __bang_add(e2, e2, p, cn);
 }
 
-// dst = a + b rounded to nearest, for the adds of vector chains (bias, residual, the
-// activations' 1 + exp(-x), normalisation's x - mean) under --accumulate compensated: 64
-// elements at a time through the staging area (x, y: the operands' copies), t = x + y
-// truncated, its exact error by TwoSum (exact whichever operand is larger), then the 24-bit
-// result (aotc_bang_assemble24). 22 instructions and copies per 64 elements instead of one
-// instruction per call. A null b adds the scalar b_scalar; sign -1 subtracts.
+// dst = a + b to 24 bits, for the adds of vector chains (bias, residual, the activations'
+// 1 + exp(-x), normalisation's x - mean) under --accumulate compensated, 64 elements at a time
+// through the staging area. The operands may carry 24 significant bits, more than the chip's
+// adds keep, so error-free transformations need them split first: x = x_hi + x_lo with x_hi
+// of 21 bits (a mask) and x_lo = x - x_hi exact. The high parts' sum and its exact error by
+// TwoSum (exact for 21-bit operands whichever is larger), the low parts added to the error,
+// the pair renormalised by FastTwoSum (so the remainder has the sum's sign and is below its
+// 21-bit ulp), then the 24-bit result (aotc_bang_assemble24). 31 instructions and copies per
+// 64 elements instead of one instruction per call. A null b adds the scalar b_scalar; sign -1
+// subtracts.
 __mlu_func__ void aotc_bang_add_rn(float* dst, float* a, float* b, float b_scalar, float sign,
                                    int32_t n, int8_t* stage) {
   float* t = (float*)stage;
   float* u = t + 64;
   float* x = t + 128;
   float* y = t + 192;
+  float* mask = t + 256;
+  float* x_hi = t + 320;
+  float* y_hi = t + 384;
+  __bang_write_value((int32_t*)mask, 64, (int32_t)0xfffffff8);  // 21 significant bits
   for (int32_t done = 0; done < n; done += 64) {
     const int32_t c = n - done < 64 ? n - done : 64;
     __memcpy(x, a + done, c * 4, NRAM2NRAM);
@@ -458,25 +466,39 @@ __mlu_func__ void aotc_bang_add_rn(float* dst, float* a, float* b, float b_scala
       __memcpy(y, b + done, c * 4, NRAM2NRAM);
     }
     if (sign < 0) __bang_mul_scalar(y, y, -1.0f, 64);  // exact
-    __bang_add(t, x, y, 64);
-    __bang_sub(u, t, x, 64);  // y's part of t
-    __bang_sub(y, y, u, 64);  // y's error
-    __bang_sub(u, t, u, 64);  // x's part of t
-    __bang_sub(x, x, u, 64);  // x's error
-    __bang_add(x, x, y, 64);  // the add's error, exact
-    aotc_bang_assemble24(u, t, x, y, 64);
+    __bang_band((char*)x_hi, (char*)x, (char*)mask, 256);
+    __bang_sub(x, x, x_hi, 64);  // x_lo
+    __bang_band((char*)y_hi, (char*)y, (char*)mask, 256);
+    __bang_sub(y, y, y_hi, 64);  // y_lo
+    __bang_add(x, x, y, 64);     // the low parts
+    __bang_add(t, x_hi, y_hi, 64);
+    __bang_sub(u, t, x_hi, 64);      // y_hi's part of t
+    __bang_sub(y_hi, y_hi, u, 64);   // its error
+    __bang_sub(u, t, u, 64);         // x_hi's part of t
+    __bang_sub(x_hi, x_hi, u, 64);   // its error
+    __bang_add(y_hi, x_hi, y_hi, 64);  // the add's error, exact
+    __bang_add(y_hi, y_hi, x, 64);     // and the low parts: the remainder
+    __bang_add(x_hi, t, y_hi, 64);     // renormalised: the sum truncated,
+    __bang_sub(u, x_hi, t, 64);
+    __bang_sub(y_hi, y_hi, u, 64);     // its exact remainder
+    aotc_bang_assemble24(u, x_hi, y_hi, t, 64);
     __memcpy(dst + done, u, c * 4, NRAM2NRAM);
   }
 }
 
-// dst[0] = the sum of src[0, n): 64 cascaded lane sums (s, errors e), the lanes folded in
-// halves the same way, the result rounded to nearest.
+// dst[0] = the sum of src[0, n): 64 lane sums s, each term split into 21 high bits, which join s
+// by TwoSum, and a low rest, which joins the error sum e with TwoSum's error; the lanes folded
+// in halves the same way; the result to 24 bits (aotc_bang_finish_sum).
 __mlu_func__ void aotc_bang_reduce_sum_compensated(float* dst, float* src, int32_t n, int8_t* stage) {
   float* s = (float*)stage;
   float* e = s + 64;
   float* y = s + 128;
   float* t = s + 192;
+  float* mask = s + 256;
+  float* hi = s + 320;
+  float* u = s + 384;
   __bang_write_value(s, 128, 0.0f);
+  __bang_write_value((int32_t*)mask, 64, (int32_t)0xfffffff8);  // 21 significant bits
   for (int32_t done = 0; done < n; done += 64) {
     const int32_t k = n - done < 64 ? n - done : 64;
     float* x = src + done;
@@ -485,11 +507,11 @@ __mlu_func__ void aotc_bang_reduce_sum_compensated(float* dst, float* src, int32
       __memcpy(y, x, k * 4, NRAM2NRAM);
       x = y;
     }
-    __bang_add(t, s, x, 64);
-    __bang_sub(s, t, s, 64);
-    __bang_sub(s, x, s, 64);  // the add's error
-    __bang_add(e, e, s, 64);
-    __memcpy(s, t, 256, NRAM2NRAM);
+    __bang_band((char*)hi, (char*)x, (char*)mask, 256);
+    __bang_sub(u, x, hi, 64);  // the low rest, exact
+    __bang_add(e, e, u, 64);
+    aotc_bang_two_sum(s, hi, t, u, 64);
+    __bang_add(e, e, hi, 64);
   }
   for (int32_t h = 32; h >= 1; h /= 2) {
     __bang_write_value(t, 64, 0.0f);
@@ -497,15 +519,13 @@ __mlu_func__ void aotc_bang_reduce_sum_compensated(float* dst, float* src, int32
     __bang_add(e, e, t, 64);  // both halves' errors
     __bang_write_value(y, 64, 0.0f);
     __memcpy(y, s + h, h * 4, NRAM2NRAM);
-    __bang_add(t, s, y, 64);
-    __bang_sub(s, t, s, 64);
-    __bang_sub(s, y, s, 64);
-    __bang_add(e, e, s, 64);
-    __memcpy(s, t, 256, NRAM2NRAM);
+    aotc_bang_two_sum(s, y, t, u, 64);
+    __bang_add(e, e, y, 64);
   }
   aotc_bang_finish_sum(t, s, e, t, y, 64);
   __memcpy(dst, t, 4, NRAM2NRAM);
 }
+
 )";
 }
 

@@ -21,9 +21,10 @@
 
 namespace aotc::codegen {
 
-/// Bytes of NRAM the dialect keeps after a kernel's buffers for the helpers' staging (4 slots of
-/// 64 four-byte elements); targets plan their vector memory without it.
-inline constexpr int64_t kBangStageBytes = 1024;
+/// Bytes of NRAM the dialect keeps after a kernel's buffers for the helpers' staging (8 slots of
+/// 64 four-byte elements: the compensated adds take 7); targets plan their vector memory
+/// without it.
+inline constexpr int64_t kBangStageBytes = 2048;
 
 /// Where a kernel's on-chip buffers lie in the core's memories (bytes from the start of
 /// nram_buffer, wram_buffer and the core's slice of sram_buffer).

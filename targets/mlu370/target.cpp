@@ -80,7 +80,7 @@ class Mlu370Target final : public Target {
     n.split_cube_vector = false;
     // The dialect keeps a staging area for count tails (codegen/bang/bang_dialect.h,
     // kBangStageBytes) after a kernel's buffers: vector kernels plan within the rest.
-    n.memories[static_cast<int>(OnChipSpace::kVector)] = {"NRAM", kNramUsable - 1024, 128};
+    n.memories[static_cast<int>(OnChipSpace::kVector)] = {"NRAM", kNramUsable - 2048, 128};
     // Matrix kernels: operands staged in the cluster's SRAM (a quarter per core), the left
     // operand and the product in NRAM (a fifth and two fifths: the product's partial sums of a
     // k step take as much again), the right operand in WRAM.
