@@ -527,6 +527,20 @@ __mlu_func__ void aotc_bang_mul_rn(float* dst, float* a, float* b, float b_scala
   }
 }
 
+// dst = a / b under --accumulate compensated: the 372 has no divide, so a times the reciprocal
+// of b (rounded to nearest by the unit), the product to 24 bits (aotc_bang_mul_rn), 64 at a
+// time; the reciprocal in the staging area's eighth slot, which aotc_bang_mul_rn leaves free.
+__mlu_func__ void aotc_bang_div_rn(float* dst, float* a, float* b, int32_t n, int8_t* stage) {
+  float* r = (float*)stage + 448;
+  for (int32_t done = 0; done < n; done += 64) {
+    const int32_t c = n - done < 64 ? n - done : 64;
+    __bang_write_value(r, 64, 1.0f);
+    __memcpy(r, b + done, c * 4, NRAM2NRAM);
+    __bang_recip(r, r, 64);
+    aotc_bang_mul_rn(dst + done, a + done, r, 0.0f, c, stage);
+  }
+}
+
 // dst[0] = the sum of src[0, n): 64 lane sums s, each term split into 21 high bits, which join s
 // by TwoSum, and a low rest, which joins the error sum e with TwoSum's error; the lanes folded
 // in halves the same way; the result to 24 bits (aotc_bang_finish_sum).
@@ -689,6 +703,11 @@ void BangDialect::vec_binary(CodeWriter& w, const TilePlan& p, const VecBinary& 
       p.buffer(v.dst.buffer).dtype == DType::kFloat32) {
     w.line("aotc_bang_add_rn({}, {}, {}, 0.0f, {}, {}, aotc_stage);", local(p, v.dst), local(p, v.a),
            local(p, v.b), v.op == VecBinaryOp::kAdd ? "1.0f" : "-1.0f", v.count);
+    return;
+  }
+  if (p.compensated_sums && v.op == VecBinaryOp::kDiv && p.buffer(v.dst.buffer).dtype == DType::kFloat32) {
+    w.line("aotc_bang_div_rn({}, {}, {}, {}, aotc_stage);", local(p, v.dst), local(p, v.a), local(p, v.b),
+           v.count);
     return;
   }
   if (p.compensated_sums && v.op == VecBinaryOp::kMul && p.buffer(v.dst.buffer).dtype == DType::kFloat32) {

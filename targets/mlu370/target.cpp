@@ -71,7 +71,8 @@ class Mlu370Target final : public Target {
     // bf16); __bang_matmul is planned for f32 operands here, so matrix products stay f32 with
     // conversions around them.
     facts_.precisions = {DType::kFloat16};
-    // --accumulate compensated: Kahan sums built from the vector unit's own (truncating) adds.
+    // --accumulate compensated: split-operand products, TwoSum sums and 24-bit results built
+    // from the chip's own (truncating) instructions (codegen/bang/bang_dialect.cpp).
     facts_.compensated_accumulation = true;
 
     NpuFacts n;
