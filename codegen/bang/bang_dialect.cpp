@@ -338,15 +338,14 @@ __mlu_func__ void aotc_bang_reduce_sum(float* dst, float* src, int32_t n, int8_t
 AOTC_BANG_REDUCE(max, __bang_maxequal, __bang_argmax, -__builtin_inff())
 AOTC_BANG_REDUCE(min, __bang_minequal, __bang_argmin, __builtin_inff())
 
-// --accumulate compensated. Under the MLU370 numeric model every add and product truncates
-// (toward zero: a bias that grows with the number of terms), so sums are cascaded: the running
-// sum s takes each term through FastTwoSum (t = s + x; the add's error x - (t - s), exact when
-// |s| >= |x|, the usual case of a running sum) and the errors are summed apart in e, whose own
-// truncation weighs 2^-21 of a term 2^-20 of the sum. Not Kahan: Kahan feeds the error back
-// through y = x - comp, an add that truncates relative to each term (2^-21 of every term, all
-// toward zero). Not TwoSum (exact whatever the order, 6 instructions): it needs a fifth
-// 64-lane slot in the 4 of the staging area. The sum is then rounded to nearest
-// (aotc_bang_finish_sum), so the result carries one rounding at 24 bits, as IEEE's would.
+// --accumulate compensated. Under the MLU370 numeric model every add and product truncates to
+// 21 significant bits (toward zero: a bias that grows with the number of terms), and the
+// compensation is built from those same instructions: operands split by bit masks so that
+// products are exact and adds' errors representable, sums by TwoSum (error-free on 21-bit
+// operands whichever is larger) with the errors summed apart, and every result assembled to
+// 24 bits from the truncated sum and its exact remainder. Not Kahan: its y = x - comp
+// truncates relative to each term (2^-21 of every term, all toward zero). Measured, and what
+// each helper costs: docs/bang.md.
 
 // dst = the 24-bit result of a sum whose 21-bit truncation t and exact remainder r are known
 // (r of t's sign, |r| below t's 21-bit ulp): the chip's adds keep 21 bits, so the 3 mantissa
