@@ -210,7 +210,7 @@ void add_compile_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--accumulate", args->accumulate,
                   "plain (default) or compensated: reductions and MatMul/Gemm/Conv sums carried with a "
-                  "Kahan compensation term (targets that offer it: `aotc targets`)")
+                  "compensation term (targets that offer it: `aotc targets`)")
       ->allow_extra_args(false);
   cmd->add_option(
          "--arena-limit", args->arena_limit,

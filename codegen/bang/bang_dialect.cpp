@@ -1,5 +1,6 @@
 #include "codegen/bang/bang_dialect.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -110,20 +111,44 @@ BangLayout bang_layout(const TilePlan& p) {
     l.base[static_cast<int>(s)] = nram;
     nram += round_to(p.bytes_in(s), kVectorAlign);
   }
+  int64_t a_elements = 0, b_elements = 0;
+  for (const TileBuffer& b : p.buffers) {
+    if (b.space == OnChipSpace::kMatrixA) a_elements = std::max(a_elements, b.elements);
+    if (b.space == OnChipSpace::kMatrixB) b_elements = std::max(b_elements, b.elements);
+  }
+  int64_t wram = p.bytes_in(OnChipSpace::kMatrixB);
   for (const TileBuffer& b : p.buffers)
     if (b.space == OnChipSpace::kMatrixC) {
       matrix = true;
       l.partial = nram;
       nram += round_to(b.slot_bytes, kVectorAlign);
       if (p.compensated_sums) {
+        // Split-operand products and the cascaded sum (see mmad): the error sum, a step's new
+        // sum, A's and B's parts and their masks in NRAM, B's low part in WRAM.
         l.compensation = nram;
         nram += round_to(b.slot_bytes, kVectorAlign);
+        l.step_sum = nram;
+        nram += round_to(b.slot_bytes, kVectorAlign);
+        l.compensation2 = nram;
+        nram += round_to(b.slot_bytes, kVectorAlign);
+        l.scratch = nram;
+        nram += round_to(b.slot_bytes, kVectorAlign);
+        l.a_split_bytes = round_to(a_elements, kCountGranule) * 4;
+        l.b_split_bytes = round_to(b_elements, kCountGranule) * 4;
+        l.a_split = nram;
+        nram += 2 * l.a_split_bytes;
+        l.b_split = nram;
+        nram += 2 * l.b_split_bytes;
+        l.masks = nram;
+        nram += l.a_split_bytes + l.b_split_bytes;
+        l.b_low_wram = round_to(wram, kVectorAlign);
+        wram = l.b_low_wram + l.b_split_bytes;
       }
     }
   (void)matrix;
   l.stage = nram;
   l.nram_bytes = nram + kBangStageBytes;
-  l.wram_bytes = p.bytes_in(OnChipSpace::kMatrixB);
+  l.wram_bytes = wram;
   l.sram_bytes = p.bytes_in(OnChipSpace::kMatrixL1);
   return l;
 }
@@ -175,7 +200,7 @@ __mlu_func__ float aotc_bits_f32(uint32_t u) {
 
 // Vector calls the dialect cannot prove 128-byte aligned with a count that is a multiple of 64:
 // the aligned whole part runs in place, the rest 64 elements at a time through the staging
-// area after the kernel's buffers (4 slots of 256 bytes).
+// area after the kernel's buffers (8 slots of 256 bytes).
 __mlu_func__ bool aotc_aligned(const void* p) { return ((uintptr_t)p) % 128 == 0; }
 
 #define AOTC_BANG_BINARY(name, call)                                                          \
@@ -313,64 +338,248 @@ __mlu_func__ void aotc_bang_reduce_sum(float* dst, float* src, int32_t n, int8_t
 AOTC_BANG_REDUCE(max, __bang_maxequal, __bang_argmax, -__builtin_inff())
 AOTC_BANG_REDUCE(min, __bang_minequal, __bang_argmin, __builtin_inff())
 
-// --accumulate compensated. Kahan summation built from the vector unit's own adds: under the
-// MLU370 numeric model every one of them truncates, and the compensation term is whatever the
-// chip's arithmetic makes of it (the emulation models each instruction; nothing here is exact).
-// Kahan rather than Neumaier: Neumaier picks per lane which operand is larger, which needs a
-// select the vector subset used here lacks; Kahan is branch-free (4 instructions per step).
+// --accumulate compensated. Under the MLU370 numeric model every add and product truncates to
+// 21 significant bits (toward zero: a bias that grows with the number of terms), and the
+// compensation is built from those same instructions: operands split by bit masks so that
+// products are exact and adds' errors representable, sums by TwoSum (error-free on 21-bit
+// operands whichever is larger) with the errors summed apart, and every result assembled to
+// 24 bits from the truncated sum and its exact remainder. Not Kahan: its y = x - comp
+// truncates relative to each term (2^-21 of every term, all toward zero). Measured, and what
+// each helper costs: docs/bang.md.
 
-// c += p with the running compensation comp (c, comp, p: NRAM, 128-byte aligned, n a multiple
-// of 64); p is overwritten.
-__mlu_func__ void aotc_bang_kahan_add(float* c, float* comp, float* p, int32_t n, int8_t* stage) {
+// dst = the 24-bit result of a sum whose 21-bit truncation t and exact remainder r are known
+// (r of t's sign, |r| below t's 21-bit ulp): the chip's adds keep 21 bits, so the 3 mantissa
+// bits below them are set with bit operations: k = |r| in 24-bit ulps of t, rounded (7 at
+// most), or'ed into t (whose 3 low bits are zero: a truncated result). Conversions and bit
+// operations are exact. r and w (scratch) are overwritten; n a multiple of 64.
+__mlu_func__ void aotc_bang_assemble24(float* dst, float* t, float* r, float* w, int32_t n) {
+  __bang_write_value((int32_t*)w, n, (int32_t)0x7f800000);
+  __bang_band((char*)w, (char*)t, (char*)w, n * 4);  // 2^e: t's binade
+  __bang_maxeq_scalar(w, w, 1.17549435e-38f, n);     // t = 0 (then r = 0): any binade
+  __bang_mineq_scalar(w, w, 1.70141183e38f, n);      // t infinite: k = 0
+  __bang_recip(w, w, n);                             // exact for a power of 2
+  __bang_active_abs(r, r, n);
+  __bang_mul(r, r, w, n);                            // exact
+  __bang_mul_scalar(r, r, 8388608.0f, n);            // in 24-bit ulps of t: [0, 8)
+  __bang_add_scalar(r, r, 0.5f, n);
+  __bang_maxeq_scalar(r, r, 0.0f, n);                // NaN (t infinite): 0
+  __bang_mineq_scalar(r, r, 7.0f, n);
+  __bang_float2int_tz((int32_t*)r, r, n, 0);
+  __bang_bor((char*)dst, (char*)t, (char*)r, n * 4);
+}
+
+// dst = s + e (|s| >= |e|; n a multiple of 64; t, r scratch, e overwritten) to 24 bits: t = s + e
+// truncated, its exact error r = (s - t) + e (FastTwoSum), then aotc_bang_assemble24.
+__mlu_func__ void aotc_bang_finish_sum(float* dst, float* s, float* e, float* t, float* r, int32_t n) {
+  __bang_add(t, s, e, n);
+  __bang_sub(r, s, t, n);
+  __bang_add(r, r, e, n);
+  aotc_bang_assemble24(dst, t, r, e, n);
+}
+
+// High and low parts of x[0, n) (n a multiple of 64): hi keeps the bits the mask keeps (the sign,
+// the exponent and the top mantissa bits), lo = x - hi is exact (it fits the bits hi dropped).
+__mlu_func__ void aotc_bang_split(float* hi, float* lo, float* x, float* mask, int32_t n) {
+  __bang_band((char*)hi, (char*)x, (char*)mask, n * 4);
+  __bang_sub(lo, x, hi, n);
+}
+
+// s += x with its error: TwoSum (Knuth; exact whichever operand is larger, as the signs of
+// a dot product's partial sums require: FastTwoSum lost 4x more on mixed signs), the new sum in
+// s, the add's error in x; t, u scratch (n a multiple of 64).
+__mlu_func__ void aotc_bang_two_sum(float* s, float* x, float* t, float* u, int32_t n) {
+  __bang_add(t, s, x, n);
+  __bang_sub(u, t, s, n);  // x's part of t
+  __bang_sub(x, x, u, n);  // x's error
+  __bang_sub(u, t, u, n);  // s's part of t
+  __bang_sub(s, s, u, n);  // s's error
+  __bang_add(x, s, x, n);  // the add's error, exact
+  __memcpy(s, t, n * 4, NRAM2NRAM);
+}
+
+// One k step of a compensated matrix block c[m x n] += a[m x k] b[n x k]^T. The product is
+// exact as three: a b = a_hi b_hi + a_lo b_hi + a b_lo, with a_hi of 10 significant bits and
+// b_hi of 11, so a_hi b_hi fits the 21 the unit keeps; the other two are 2^-9 of the whole or
+// less, and their truncation weighs 2^-29. a_hi b_hi joins c by TwoSum; its error and the two
+// small products join the error sum e by TwoSum again (e holds 2^-10 of the sum: its plain
+// truncation, K times, would weigh 2^-31 K), whose error goes to e2 plainly. b, in WRAM, is
+// split through NRAM: its high part back over b, its low part at b_low. p, t, u are scratch of
+// c's size; cn = m x n rounded up to 64, an and bn the parts' counts.
+__mlu_func__ void aotc_bang_matmul_step_compensated(
+    float* c, float* e, float* e2, float* p, float* t, float* u, float* a, float* b, float* b_low,
+    float* a_parts, float* b_parts, float* masks, int32_t m, int32_t k, int32_t n, int32_t cn,
+    int32_t an, int32_t bn, bool first) {
+  float* const a_hi = a_parts;
+  float* const a_lo = a_parts + an;
+  float* const b_copy = b_parts;
+  float* const b_hi = b_parts + bn;
+  __memcpy(b_copy, b, n * k * 4, WRAM2NRAM);
+  aotc_bang_split(b_hi, b_copy, b_copy, masks + an, bn);  // b_copy becomes the low part
+  __memcpy(b, b_hi, n * k * 4, NRAM2WRAM);
+  __memcpy(b_low, b_copy, n * k * 4, NRAM2WRAM);
+  aotc_bang_split(a_hi, a_lo, a, masks, an);
+  if (first) {
+    __bang_matmul(c, a_hi, b, m, k, n);
+    __bang_matmul(e, a_lo, b, m, k, n);
+    __bang_matmul(p, a, b_low, m, k, n);
+    __bang_add(e, e, p, cn);
+    __bang_write_value(e2, cn, 0.0f);
+    return;
+  }
+  __bang_matmul(p, a_hi, b, m, k, n);
+  aotc_bang_two_sum(c, p, t, u, cn);  // p: the add's error
+  __bang_matmul(u, a_lo, b, m, k, n);
+  __bang_add(p, p, u, cn);
+  __bang_matmul(u, a, b_low, m, k, n);
+  __bang_add(p, p, u, cn);
+  aotc_bang_two_sum(e, p, t, u, cn);
+  __bang_add(e2, e2, p, cn);
+}
+
+// dst = a + b to 24 bits, for the adds of vector chains (bias, residual, the activations'
+// 1 + exp(-x), normalisation's x - mean) under --accumulate compensated, 64 elements at a time
+// through the staging area. The operands may carry 24 significant bits, more than the chip's
+// adds keep, so error-free transformations need them split first: x = x_hi + x_lo with x_hi
+// of 21 bits (a mask) and x_lo = x - x_hi exact. The high parts' sum and its exact error by
+// TwoSum (exact for 21-bit operands whichever is larger), the low parts added to the error,
+// the pair renormalised by FastTwoSum (so the remainder has the sum's sign and is below its
+// 21-bit ulp), then the 24-bit result (aotc_bang_assemble24). 31 instructions and copies per
+// 64 elements instead of one instruction per call. A null b adds the scalar b_scalar; sign -1
+// subtracts.
+__mlu_func__ void aotc_bang_add_rn(float* dst, float* a, float* b, float b_scalar, float sign,
+                                   int32_t n, int8_t* stage) {
   float* t = (float*)stage;
-  for (int32_t i = 0; i < n;) {
-    const int32_t k = n - i >= 256 ? 256 : 64;
-    __bang_sub(p + i, p + i, comp + i, k);  // y = p - comp
-    __bang_add(t, c + i, p + i, k);         // t = c + y
-    __bang_sub(c + i, t, c + i, k);         // (t - c)
-    __bang_sub(comp + i, c + i, p + i, k);  // comp = (t - c) - y
-    __memcpy(c + i, t, k * 4, NRAM2NRAM);   // c = t
-    i += k;
+  float* u = t + 64;
+  float* x = t + 128;
+  float* y = t + 192;
+  float* mask = t + 256;
+  float* x_hi = t + 320;
+  float* y_hi = t + 384;
+  __bang_write_value((int32_t*)mask, 64, (int32_t)0xfffffff8);  // 21 significant bits
+  for (int32_t done = 0; done < n; done += 64) {
+    const int32_t c = n - done < 64 ? n - done : 64;
+    __memcpy(x, a + done, c * 4, NRAM2NRAM);
+    if (b == 0) {
+      __bang_write_value(y, 64, b_scalar);
+    } else {
+      __memcpy(y, b + done, c * 4, NRAM2NRAM);
+    }
+    if (sign < 0) __bang_mul_scalar(y, y, -1.0f, 64);  // exact
+    __bang_band((char*)x_hi, (char*)x, (char*)mask, 256);
+    __bang_sub(x, x, x_hi, 64);  // x_lo
+    __bang_band((char*)y_hi, (char*)y, (char*)mask, 256);
+    __bang_sub(y, y, y_hi, 64);  // y_lo
+    __bang_add(x, x, y, 64);     // the low parts
+    __bang_add(t, x_hi, y_hi, 64);
+    __bang_sub(u, t, x_hi, 64);      // y_hi's part of t
+    __bang_sub(y_hi, y_hi, u, 64);   // its error
+    __bang_sub(u, t, u, 64);         // x_hi's part of t
+    __bang_sub(x_hi, x_hi, u, 64);   // its error
+    __bang_add(y_hi, x_hi, y_hi, 64);  // the add's error, exact
+    __bang_add(y_hi, y_hi, x, 64);     // and the low parts: the remainder
+    __bang_add(x_hi, t, y_hi, 64);     // renormalised: the sum truncated,
+    __bang_sub(u, x_hi, t, 64);
+    __bang_sub(y_hi, y_hi, u, 64);     // its exact remainder
+    aotc_bang_assemble24(u, x_hi, y_hi, t, 64);
+    __memcpy(dst + done, u, c * 4, NRAM2NRAM);
   }
 }
 
-// dst[0] = the sum of src[0, n): 64 lanes of Kahan sums, then the lanes folded in halves, each
-// fold a Kahan step of the upper half (and both halves' compensations) into the lower.
-__mlu_func__ void aotc_bang_reduce_sum_kahan(float* dst, float* src, int32_t n, int8_t* stage) {
+// dst = a * b to 24 bits (--accumulate compensated), 64 elements at a time through the
+// staging area: a = a_hi + a_lo (10 significant bits and the rest), b = b_hi + b_lo (11), so
+// a b = a_hi b_hi + (a_hi b_lo + a_lo b) with a_hi b_hi exact in the 21 bits the chip keeps
+// and the other two 2^-9 of the whole or less (their truncation weighs 2^-29); the pair by
+// FastTwoSum, then the 24-bit result (aotc_bang_assemble24). 29 instructions and copies per 64
+// elements. A null b multiplies by the scalar b_scalar.
+__mlu_func__ void aotc_bang_mul_rn(float* dst, float* a, float* b, float b_scalar, int32_t n,
+                                   int8_t* stage) {
+  float* t = (float*)stage;
+  float* u = t + 64;
+  float* x = t + 128;
+  float* y = t + 192;
+  float* w = t + 256;
+  float* x_hi = t + 320;
+  float* y_hi = t + 384;
+  for (int32_t done = 0; done < n; done += 64) {
+    const int32_t c = n - done < 64 ? n - done : 64;
+    __memcpy(x, a + done, c * 4, NRAM2NRAM);
+    if (b == 0) {
+      __bang_write_value(y, 64, b_scalar);
+    } else {
+      __memcpy(y, b + done, c * 4, NRAM2NRAM);
+    }
+    __bang_write_value((int32_t*)w, 64, (int32_t)0xffffc000);
+    __bang_band((char*)x_hi, (char*)x, (char*)w, 256);
+    __bang_sub(x, x, x_hi, 64);  // a_lo
+    __bang_write_value((int32_t*)w, 64, (int32_t)0xffffe000);
+    __bang_band((char*)y_hi, (char*)y, (char*)w, 256);
+    __bang_sub(w, y, y_hi, 64);  // b_lo
+    __bang_mul(t, x_hi, y_hi, 64);  // exact
+    __bang_mul(u, x_hi, w, 64);
+    __bang_mul(w, x, y, 64);
+    __bang_add(u, u, w, 64);        // the small products
+    __bang_add(x_hi, t, u, 64);     // the product truncated,
+    __bang_sub(y_hi, x_hi, t, 64);
+    __bang_sub(u, u, y_hi, 64);     // its exact remainder
+    aotc_bang_assemble24(y_hi, x_hi, u, t, 64);
+    __memcpy(dst + done, y_hi, c * 4, NRAM2NRAM);
+  }
+}
+
+// dst = a / b under --accumulate compensated: the 372 has no divide, so a times the reciprocal
+// of b (rounded to nearest by the unit), the product to 24 bits (aotc_bang_mul_rn), 64 at a
+// time; the reciprocal in the staging area's eighth slot, which aotc_bang_mul_rn leaves free.
+__mlu_func__ void aotc_bang_div_rn(float* dst, float* a, float* b, int32_t n, int8_t* stage) {
+  float* r = (float*)stage + 448;
+  for (int32_t done = 0; done < n; done += 64) {
+    const int32_t c = n - done < 64 ? n - done : 64;
+    __bang_write_value(r, 64, 1.0f);
+    __memcpy(r, b + done, c * 4, NRAM2NRAM);
+    __bang_recip(r, r, 64);
+    aotc_bang_mul_rn(dst + done, a + done, r, 0.0f, c, stage);
+  }
+}
+
+// dst[0] = the sum of src[0, n): 64 lane sums s, each term split into 21 high bits, which join s
+// by TwoSum, and a low rest, which joins the error sum e with TwoSum's error; the lanes folded
+// in halves the same way; the result to 24 bits (aotc_bang_finish_sum).
+__mlu_func__ void aotc_bang_reduce_sum_compensated(float* dst, float* src, int32_t n, int8_t* stage) {
   float* s = (float*)stage;
-  float* c = s + 64;
+  float* e = s + 64;
   float* y = s + 128;
   float* t = s + 192;
+  float* mask = s + 256;
+  float* hi = s + 320;
+  float* u = s + 384;
   __bang_write_value(s, 128, 0.0f);
+  __bang_write_value((int32_t*)mask, 64, (int32_t)0xfffffff8);  // 21 significant bits
   for (int32_t done = 0; done < n; done += 64) {
     const int32_t k = n - done < 64 ? n - done : 64;
-    if (k == 64 && aotc_aligned(src + done)) {
-      __bang_sub(y, src + done, c, 64);
-    } else {
+    float* x = src + done;
+    if (k != 64 || !aotc_aligned(x)) {
       __bang_write_value(y, 64, 0.0f);
-      __memcpy(y, src + done, k * 4, NRAM2NRAM);
-      __bang_sub(y, y, c, 64);
+      __memcpy(y, x, k * 4, NRAM2NRAM);
+      x = y;
     }
-    __bang_add(t, s, y, 64);
-    __bang_sub(c, t, s, 64);
-    __bang_sub(c, c, y, 64);
-    __memcpy(s, t, 256, NRAM2NRAM);
+    __bang_band((char*)hi, (char*)x, (char*)mask, 256);
+    __bang_sub(u, x, hi, 64);  // the low rest, exact
+    __bang_add(e, e, u, 64);
+    aotc_bang_two_sum(s, hi, t, u, 64);
+    __bang_add(e, e, hi, 64);
   }
   for (int32_t h = 32; h >= 1; h /= 2) {
     __bang_write_value(t, 64, 0.0f);
-    __memcpy(t, c + h, h * 4, NRAM2NRAM);
-    __bang_add(c, c, t, 64);  // both halves' compensations
+    __memcpy(t, e + h, h * 4, NRAM2NRAM);
+    __bang_add(e, e, t, 64);  // both halves' errors
     __bang_write_value(y, 64, 0.0f);
     __memcpy(y, s + h, h * 4, NRAM2NRAM);
-    __bang_sub(y, y, c, 64);  // y = upper - compensation
-    __bang_add(t, s, y, 64);
-    __bang_sub(c, t, s, 64);
-    __bang_sub(c, c, y, 64);
-    __memcpy(s, t, 256, NRAM2NRAM);
+    aotc_bang_two_sum(s, y, t, u, 64);
+    __bang_add(e, e, y, 64);
   }
-  __bang_sub(t, s, c, 64);
+  aotc_bang_finish_sum(t, s, e, t, y, 64);
   __memcpy(dst, t, 4, NRAM2NRAM);
 }
+
 )" + rint_helper("__mlu_func__") + classification_helpers("__mlu_func__");
 }
 
@@ -420,8 +629,21 @@ void BangDialect::begin_kernel(CodeWriter& w, const TilePlan& p, const std::stri
     }
   }
   if (l.partial >= 0) w.line("float* const aotc_partial = (float*)(nram_buffer + {});", l.partial);
-  if (l.compensation >= 0)
+  if (l.compensation >= 0) {
+    w.line("// --accumulate compensated: the block's error sum, a step's new sum, the operands' parts");
     w.line("float* const aotc_compensation = (float*)(nram_buffer + {});", l.compensation);
+    w.line("float* const aotc_step_sum = (float*)(nram_buffer + {});", l.step_sum);
+    w.line("float* const aotc_compensation2 = (float*)(nram_buffer + {});", l.compensation2);
+    w.line("float* const aotc_scratch = (float*)(nram_buffer + {});", l.scratch);
+    w.line("float* const aotc_a_parts = (float*)(nram_buffer + {});", l.a_split);
+    w.line("float* const aotc_b_parts = (float*)(nram_buffer + {});", l.b_split);
+    w.line("float* const aotc_masks = (float*)(nram_buffer + {});", l.masks);
+    w.line("float* const aotc_b_low = (float*)(wram_buffer + {});", l.b_low_wram);
+    // A's high part keeps 9 mantissa bits, B's 10: products of 10 and 11 significant bits.
+    w.line("__bang_write_value((int32_t*)aotc_masks, {}, (int32_t)0xffffc000);", l.a_split_bytes / 4);
+    w.line("__bang_write_value((int32_t*)(aotc_masks + {}), {}, (int32_t)0xffffe000);",
+           l.a_split_bytes / 4, l.b_split_bytes / 4);
+  }
   w.line("int8_t* const aotc_stage = nram_buffer + {};", l.stage);
   w.line("(void)aotc_stage;");
 }
@@ -476,6 +698,22 @@ void BangDialect::copy(CodeWriter& w, const TilePlan& p, const Copy& c) const {
 }
 
 void BangDialect::vec_binary(CodeWriter& w, const TilePlan& p, const VecBinary& v) const {
+  if (p.compensated_sums && (v.op == VecBinaryOp::kAdd || v.op == VecBinaryOp::kSub) &&
+      p.buffer(v.dst.buffer).dtype == DType::kFloat32) {
+    w.line("aotc_bang_add_rn({}, {}, {}, 0.0f, {}, {}, aotc_stage);", local(p, v.dst), local(p, v.a),
+           local(p, v.b), v.op == VecBinaryOp::kAdd ? "1.0f" : "-1.0f", v.count);
+    return;
+  }
+  if (p.compensated_sums && v.op == VecBinaryOp::kDiv && p.buffer(v.dst.buffer).dtype == DType::kFloat32) {
+    w.line("aotc_bang_div_rn({}, {}, {}, {}, aotc_stage);", local(p, v.dst), local(p, v.a), local(p, v.b),
+           v.count);
+    return;
+  }
+  if (p.compensated_sums && v.op == VecBinaryOp::kMul && p.buffer(v.dst.buffer).dtype == DType::kFloat32) {
+    w.line("aotc_bang_mul_rn({}, {}, {}, 0.0f, {}, aotc_stage);", local(p, v.dst), local(p, v.a),
+           local(p, v.b), v.count);
+    return;
+  }
   const bool direct = v.op != VecBinaryOp::kDiv && v.count % kCountGranule == 0 && aligned(p, v.dst) &&
                       aligned(p, v.a) && aligned(p, v.b);
   if (direct) {
@@ -489,6 +727,16 @@ void BangDialect::vec_binary(CodeWriter& w, const TilePlan& p, const VecBinary& 
 
 void BangDialect::vec_scalar(CodeWriter& w, const TilePlan& p, const VecScalarCall& v) const {
   const DType t = p.buffer(v.dst.buffer).dtype;
+  if (p.compensated_sums && v.op == VecScalarOp::kAdds && t == DType::kFloat32) {
+    w.line("aotc_bang_add_rn({}, {}, (float*)0, (float)({}), 1.0f, {}, aotc_stage);", local(p, v.dst),
+           local(p, v.src), scalar(v.s, t), v.count);
+    return;
+  }
+  if (p.compensated_sums && v.op == VecScalarOp::kMuls && t == DType::kFloat32) {
+    w.line("aotc_bang_mul_rn({}, {}, (float*)0, (float)({}), {}, aotc_stage);", local(p, v.dst),
+           local(p, v.src), scalar(v.s, t), v.count);
+    return;
+  }
   const bool direct = v.count % kCountGranule == 0 && aligned(p, v.dst) && aligned(p, v.src);
   w.line("{}{}({}, {}, ({})({}), {}{});", direct ? "__bang_" : "aotc_bang_", scalar_intrinsic(v.op),
          local(p, v.dst), local(p, v.src), type_of(t), scalar(v.s, t), v.count,
@@ -517,7 +765,7 @@ void BangDialect::vec_cast(CodeWriter& w, const TilePlan& p, const VecCast& v) c
 }
 
 void BangDialect::vec_reduce(CodeWriter& w, const TilePlan& p, const VecReduce& v) const {
-  const char* fn = v.op == ReduceOp::kSum ? (p.compensated_sums ? "sum_kahan" : "sum")
+  const char* fn = v.op == ReduceOp::kSum ? (p.compensated_sums ? "sum_compensated" : "sum")
                    : v.op == ReduceOp::kMax ? "max" : "min";
   w.line("aotc_bang_reduce_{}({}, {}, {}, aotc_stage);", fn, local(p, v.dst), local(p, v.src), v.count);
 }
@@ -575,26 +823,29 @@ void BangDialect::matrix_load(CodeWriter& w, const TilePlan& p, const MatrixLoad
 
 void BangDialect::mmad(CodeWriter& w, const TilePlan& p, const Mmad& m) const {
   const std::string c = local(p, m.c), a = local(p, m.a), b = local(p, m.b);
+  if (p.compensated_sums) {
+    // Split-operand products into a cascaded sum (aotc_bang_matmul_step_compensated); the sum
+    // and its error meet when the block is written (matrix_copy_out).
+    const BangLayout l = bang_layout(p);
+    const std::string first = m.init_var.empty() ? "true" : fmt::format("{} == 0", m.init_var);
+    w.line("aotc_bang_matmul_step_compensated({}, aotc_compensation, aotc_compensation2, aotc_partial, "
+           "aotc_step_sum, aotc_scratch, {}, {}, aotc_b_low, aotc_a_parts, aotc_b_parts, aotc_masks, {}, {}, "
+           "{}, {}, {}, {}, {});",
+           c, a, b, m.m, m.k, m.n, round_to(m.m * m.n, kCountGranule), l.a_split_bytes / 4,
+           l.b_split_bytes / 4, first);
+    return;
+  }
   if (m.init_var.empty()) {
     w.line("__bang_matmul({}, {}, {}, {}, {}, {});", c, a, b, m.m, m.k, m.n);
     return;
   }
   w.open("if ({} == 0)", m.init_var);
   w.line("__bang_matmul({}, {}, {}, {}, {}, {});", c, a, b, m.m, m.k, m.n);
-  if (p.compensated_sums)
-    w.line("__bang_write_value(aotc_compensation, {}, 0.0f);", round_to(m.m * m.n, kCountGranule));
   w.dedent();
   w.line("}} else {{");
   w.indent();
   w.line("__bang_matmul(aotc_partial, {}, {}, {}, {}, {});", a, b, m.m, m.k, m.n);
   const int64_t count = m.m * m.n;
-  if (p.compensated_sums) {
-    // The buffers hold whole blocks (a multiple of 64 elements), so the count rounds up.
-    w.line("aotc_bang_kahan_add({}, aotc_compensation, aotc_partial, {}, aotc_stage);", c,
-           round_to(count, kCountGranule));
-    w.close();
-    return;
-  }
   if (count % kCountGranule == 0 && aligned(p, m.c)) {
     w.line("__bang_add({0}, {0}, aotc_partial, {1});", c, count);
   } else {
@@ -606,6 +857,13 @@ void BangDialect::mmad(CodeWriter& w, const TilePlan& p, const Mmad& m) const {
 void BangDialect::matrix_copy_out(CodeWriter& w, const TilePlan& p, const MatrixCopyOut& m) const {
   const TileBuffer& c = p.buffer(m.c.buffer);
   const int64_t es = dtype_size(c.dtype);
+  if (p.compensated_sums) {
+    // The block's sum and its error sums, to 24 bits.
+    const int64_t count = round_to(m.m * m.n, kCountGranule);
+    w.line("__bang_add(aotc_compensation, aotc_compensation, aotc_compensation2, {});", count);
+    w.line("aotc_bang_finish_sum({0}, {0}, aotc_compensation, aotc_step_sum, aotc_partial, {1});",
+           local(p, m.c), count);
+  }
   if (m.m == 1 || m.n == m.gm_row_stride) {
     w.line("__memcpy({}, {}, {}, NRAM2GDRAM);", gm(p, m.arg, m.gm_offset), local(p, m.c), m.m * m.n * es);
   } else {

@@ -21,18 +21,27 @@
 
 namespace aotc::codegen {
 
-/// Bytes of NRAM the dialect keeps after a kernel's buffers for the helpers' staging (4 slots of
-/// 64 four-byte elements); targets plan their vector memory without it.
-inline constexpr int64_t kBangStageBytes = 1024;
+/// Bytes of NRAM the dialect keeps after a kernel's buffers for the helpers' staging (8 slots of
+/// 64 four-byte elements: the compensated adds take 7); targets plan their vector memory
+/// without it.
+inline constexpr int64_t kBangStageBytes = 2048;
 
 /// Where a kernel's on-chip buffers lie in the core's memories (bytes from the start of
 /// nram_buffer, wram_buffer and the core's slice of sram_buffer).
 struct BangLayout {
   int64_t base[kNumOnChipSpaces] = {};
   int64_t partial = -1;  ///< NRAM offset of the matrix kernels' k-step partial product.
-  /// NRAM offset of the matrix kernels' Kahan compensation of the product (--accumulate
-  /// compensated), as large as the partial product; -1 when none.
-  int64_t compensation = -1;
+  /// --accumulate compensated, matrix kernels (-1 when none): NRAM offsets of the block's
+  /// error sum (`compensation`) and the new sum of a step (`step_sum`), each as large as the
+  /// partial product; of the split operands (`a_split`: A's high then low part, `b_split`:
+  /// B's copy then its high part, each `a_split_bytes` / `b_split_bytes`), of the masks that
+  /// keep the high parts' bits (`masks`: A's then B's, as large as the parts); and the WRAM
+  /// offset of B's low part (`b_low_wram`).
+  int64_t compensation = -1, step_sum = -1;
+  /// The error sum's own error sum and a scratch, as large as the partial product.
+  int64_t compensation2 = -1, scratch = -1;
+  int64_t a_split = -1, b_split = -1, masks = -1, b_low_wram = -1;
+  int64_t a_split_bytes = 0, b_split_bytes = 0;
   int64_t stage = 0;     ///< NRAM offset of the staging area.
   int64_t nram_bytes = 0, wram_bytes = 0, sram_bytes = 0;  ///< Per core.
 };

@@ -33,6 +33,7 @@ NpuLauncherText bang_launcher(const NpuKernelLaunch& k) {
       name, void_params);
   tile::TilePlan shape;
   shape.buffers = tk.buffers;
+  shape.compensated_sums = tk.compensated_sums;
   const BangLayout l = bang_layout(shape);
   std::string described;
   for (const tile::TileBuffer& b : tk.buffers)

@@ -53,9 +53,8 @@ Expected<GmArg> transposed_b(TileContext& k, const Value* b, const Geometry& g) 
 
 /// The k step of compensated sums: the unit's own sum of a step is plain (under the MLU370
 /// model each of its partial sums truncates), so every product joins the block's sum through the
-/// compensated add: steps of 1 (rank-1 updates). Measured on models/ (docs/bang.md): steps of 16
-/// closed 67-84% of the MLU370-to-IEEE gap, steps of 4 83-90%, steps of 1 83-93% (97% on the
-/// 24-layer stack); what is left is each product's own truncation.
+/// compensated add: steps of 1 (rank-1 updates; the BANG C dialect makes each product exact
+/// from split operands). Measured in docs/bang.md.
 constexpr int64_t kCompensatedKStep = 1;
 
 struct Blocks {

@@ -134,6 +134,7 @@ class TileModuleBuilder {
       tk.buffers = p.buffers;
       for (int s = 0; s < kNumOnChipSpaces; ++s) tk.bytes[s] = p.bytes_in(static_cast<OnChipSpace>(s));
       for (const GmArg& a : p.args) tk.arg_dtypes.push_back(a.dtype);
+      tk.compensated_sums = p.compensated_sums;
       tk.plan = print_tile_plan(p);
       m_.kernels.push_back(std::move(tk));
     }

@@ -26,6 +26,8 @@ struct TileKernel {
   int64_t bytes[kNumOnChipSpaces] = {};
   /// The dtypes of its GM operands, in parameter order (for typed host declarations).
   std::vector<DType> arg_dtypes;
+  /// TilePlan::compensated_sums of its plan (the dialect's layout depends on it).
+  bool compensated_sums = false;
   /// The readable plan (print_tile_plan) of its first use.
   std::string plan;
   /// Over all its launches (of every schedule): how many, the most cores one takes, the bytes

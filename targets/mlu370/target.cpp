@@ -71,7 +71,8 @@ class Mlu370Target final : public Target {
     // bf16); __bang_matmul is planned for f32 operands here, so matrix products stay f32 with
     // conversions around them.
     facts_.precisions = {DType::kFloat16};
-    // --accumulate compensated: Kahan sums built from the vector unit's own (truncating) adds.
+    // --accumulate compensated: split-operand products, TwoSum sums and 24-bit results built
+    // from the chip's own (truncating) instructions (codegen/bang/bang_dialect.cpp).
     facts_.compensated_accumulation = true;
 
     NpuFacts n;
@@ -80,7 +81,7 @@ class Mlu370Target final : public Target {
     n.split_cube_vector = false;
     // The dialect keeps a staging area for count tails (codegen/bang/bang_dialect.h,
     // kBangStageBytes) after a kernel's buffers: vector kernels plan within the rest.
-    n.memories[static_cast<int>(OnChipSpace::kVector)] = {"NRAM", kNramUsable - 1024, 128};
+    n.memories[static_cast<int>(OnChipSpace::kVector)] = {"NRAM", kNramUsable - 2048, 128};
     // Matrix kernels: operands staged in the cluster's SRAM (a quarter per core), the left
     // operand and the product in NRAM (a fifth and two fifths: the product's partial sums of a
     // k step take as much again), the right operand in WRAM.

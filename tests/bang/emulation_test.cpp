@@ -111,6 +111,42 @@ TEST(BangNumerics, VectorAddAndMatmulUseTheModel) {
   EXPECT_EQ(out[1], 1.0f);
 }
 
+// --accumulate compensated builds exact products and 24-bit results from bits: the bit
+// operations and the conversion must be exact under the MLU370 model (no truncation).
+TEST(BangNumerics, BitOperationsAndTheConversionAreExact) {
+  NumericsScope s(Numerics::kMlu370);
+  uint32_t hi = 0, ored = 0;
+  int32_t k[3] = {};
+  const std::string e = run("bits", [&] {
+    float* x = reinterpret_cast<float*>(nram_buffer);
+    float* m = x + 64;
+    float* y = m + 64;
+    __bang_write_value(reinterpret_cast<uint32_t*>(x), 64, 0x3f8fffffu);  // 24 significant bits
+    __bang_write_value(reinterpret_cast<int32_t*>(m), 64, static_cast<int32_t>(0xffffc000u));
+    __bang_band(reinterpret_cast<char*>(y), reinterpret_cast<char*>(x), reinterpret_cast<char*>(m), 256);
+    if (taskId == 0) std::memcpy(&hi, y, 4);
+    __bang_write_value(reinterpret_cast<int32_t*>(m), 64, 7);
+    __bang_bor(reinterpret_cast<char*>(y), reinterpret_cast<char*>(y), reinterpret_cast<char*>(m), 256);
+    if (taskId == 0) std::memcpy(&ored, y, 4);
+    __bang_write_value(x, 64, 6.99f);
+    x[1] = -2.5f;
+    x[2] = std::nanf("");
+    __bang_float2int_tz(reinterpret_cast<int32_t*>(x), x, 64, 0);
+    if (taskId == 0) std::memcpy(k, x, sizeof k);
+  });
+  EXPECT_EQ(e, "");
+  EXPECT_EQ(hi, 0x3f8fc000u);
+  EXPECT_EQ(ored, 0x3f8fc007u);
+  EXPECT_EQ(k[0], 6);
+  EXPECT_EQ(k[1], -2);
+  EXPECT_EQ(k[2], 0);
+  const std::string count = run("bits", [] {
+    char* a = reinterpret_cast<char*>(nram_buffer);
+    __bang_bor(a, a, a, 100);
+  });
+  EXPECT_NE(count.find("__bang_bor: element count 100"), std::string::npos) << count;
+}
+
 TEST(BangRules, VectorOperandsAre128ByteAligned) {
   const std::string e = run("misaligned", [] {
     float* a = reinterpret_cast<float*>(nram_buffer + 4);

@@ -8,7 +8,7 @@ On a small model (MatMul with K=128, bias, Relu, Softmax) checks that
   - --keep-fp32 NODE keeps that node f32 with Casts around it (all the core nodes the importer
     made of it: a Gemm's MatMul and bias Add); an unknown name is refused;
   - targets that do not offer a width or compensated sums refuse the flag with one line;
-  - mlu370 with --accumulate compensated renders Kahan sums (the reduction and the k steps of
+  - mlu370 with --accumulate compensated renders compensated sums (the reduction and the k steps of
     the matrix product, in k steps of 1) that the plain package does not have.
 
   python3 tests/cli/check_precision.py path/to/aotc
@@ -112,9 +112,12 @@ def main():
         if p.returncode == 0 and q.returncode == 0:
             plain = (tmp / "plain" / "src" / "small_kernels.mlu").read_text()
             comp = (tmp / "comp" / "src" / "small_kernels.mlu").read_text()
-            check("aotc_bang_reduce_sum_kahan(" in comp and "aotc_bang_reduce_sum_kahan(" not in plain.split("__mlu_global__", 1)[1],
-                  "the compensated package's Softmax sums with Kahan")
-            check("aotc_bang_kahan_add(" in comp.split("__mlu_global__", 1)[1], "its MatMul joins k steps with Kahan")
+            check("aotc_bang_reduce_sum_compensated(" in comp
+                  and "aotc_bang_reduce_sum_compensated(" not in plain.split("__mlu_global__", 1)[1],
+                  "the compensated package's Softmax sums with compensation")
+            body = comp.split("__mlu_global__", 1)[1]
+            check("aotc_bang_matmul_step_compensated(" in body and "aotc_bang_finish_sum(" in body,
+                  "its MatMul takes split-operand k steps and finishes the block's sum to 24 bits")
             check("K in 128 steps of 1" in (tmp / "comp" / "tile_plans.txt").read_text(),
                   "its MatMul takes k steps of 1")
     print(f"{len(failures)} failed" if failures else "all passed")

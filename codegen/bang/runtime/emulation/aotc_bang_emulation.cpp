@@ -399,6 +399,43 @@ void __bang_sub(float* dst, const float* a, const float* b, int n) {
 void __bang_mul(float* dst, const float* a, const float* b, int n) {
   binary("__bang_mul", dst, a, b, n, [](float x, float y) { return fmul(x, y); });
 }
+void __bang_band(char* dst, const char* a, const char* b, int n) {
+  const char* fn = "__bang_band";
+  vector_count(fn, n);
+  vector_operand(fn, "dst", dst, n, 1);
+  vector_operand(fn, "src0", a, n, 1);
+  vector_operand(fn, "src1", b, n, 1);
+  for (int i = 0; i < n; ++i) dst[i] = static_cast<char>(a[i] & b[i]);
+}
+void __bang_bor(char* dst, const char* a, const char* b, int n) {
+  const char* fn = "__bang_bor";
+  vector_count(fn, n);
+  vector_operand(fn, "dst", dst, n, 1);
+  vector_operand(fn, "src0", a, n, 1);
+  vector_operand(fn, "src1", b, n, 1);
+  for (int i = 0; i < n; ++i) dst[i] = static_cast<char>(a[i] | b[i]);
+}
+void __bang_float2int_tz(int32_t* dst, const float* src, int n, int position) {
+  const char* fn = "__bang_float2int_tz";
+  if (position != 0) fail(std::string(fn) + ": a fixed-point position other than 0 is not emulated");
+  vector_count(fn, n);
+  vector_operand(fn, "dst", dst, n, 4);
+  vector_operand(fn, "src", src, n, 4);
+  for (int i = 0; i < n; ++i) {
+    const float x = src[i];
+    int32_t v = 0;
+    if (std::isnan(x)) {
+      v = 0;
+    } else if (x >= 2147483647.0f) {
+      v = std::numeric_limits<int32_t>::max();
+    } else if (x <= -2147483648.0f) {
+      v = std::numeric_limits<int32_t>::min();
+    } else {
+      v = static_cast<int32_t>(x);
+    }
+    std::memcpy(&dst[i], &v, 4);  // dst may be src's bytes (a conversion in place)
+  }
+}
 void __bang_maxequal(float* dst, const float* a, const float* b, int n) {
   binary("__bang_maxequal", dst, a, b, n, [](float x, float y) { return x >= y ? x : y; });
 }

@@ -171,6 +171,11 @@ void __bang_active_abs(float* dst, const float* src, int n);
 void __bang_sqrt(float* dst, const float* src, int n);
 void __bang_recip(float* dst, const float* src, int n);
 void __bang_active_relu(float* dst, const float* src, int n);
+/* Bitwise and of n bytes (BANG C's char form: MLUOPS passes elements * sizeof(T)); exact. */
+void __bang_band(char* dst, const char* a, const char* b, int n);
+void __bang_bor(char* dst, const char* a, const char* b, int n);
+/* float to int32 toward zero (saturating; NaN to 0), fixed-point position 0 only; exact. */
+void __bang_float2int_tz(int32_t* dst, const float* src, int n, int position);
 void __bang_half2float(float* dst, const half* src, int n);
 void __bang_float2half_rn(half* dst, const float* src, int n);
 void __bang_float2half_tz(half* dst, const float* src, int n);
