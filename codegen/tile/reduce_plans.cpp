@@ -145,7 +145,9 @@ Status plan_reduce(TileContext& k) {
     const bool last = done == reductions;
     int64_t outer = 1, inner = 1;
     for (size_t j = 0; j < i; ++j) outer *= runs[j].extent;
-    for (size_t j = i + 1; j < runs.size(); ++j) inner *= runs[j].extent;
+    // The reduced runs after i are already reduced to 1 in `current` (innermost first).
+    for (size_t j = i + 1; j < runs.size(); ++j)
+      if (!runs[j].reduced) inner *= runs[j].extent;
     GmArg next = last ? k.arg(y, "y", true)
                       : k.workspace(fmt::format("partial{}", done), step_dtype, outer * inner);
     const std::string comment = fmt::format("{} of {}: step {} of {}, [{} x {} x {}] -> [{} x {}]",
