@@ -10,7 +10,10 @@
 ///    (stacked, and a Gather at index "not cond"), which
 ///    is exact because a branch's ops only compute values (they have no effects to undo);
 ///  - a Pad becomes the copies it is (passes/pad_as_copies.cpp): a Gather along each padded
-///    axis (edge, reflect, wrap) or a Concat with constant blocks (constant mode).
+///    axis (edge, reflect, wrap) or a Concat with constant blocks (constant mode);
+///  - a training-mode BatchNormalization becomes its batch statistics (ReduceMean) and the
+///    elementwise nodes of the normalization and running statistics
+///    (passes/batch_norm_statistics.cpp).
 /// A node outside what a rewrite covers (DynamicQuantizeLSTM, sequence_lens, other activations;
 /// a branch with control flow of its own) is left as it is, and the target refuses it with its
 /// own reason.
@@ -35,5 +38,9 @@ Expected<bool> predicate_if(Graph& graph, Node* if_node, PassStatistics& stats);
 /// Replaces one Pad node with static pads by Gathers or Concats; false when its pads are not
 /// constants.
 Expected<bool> pad_as_copies(Graph& graph, Node* pad, PassStatistics& stats);
+
+/// Replaces one training-mode BatchNormalization by ReduceMean and elementwise nodes; false when
+/// its operands' dtypes differ from X's.
+Expected<bool> batch_norm_statistics(Graph& graph, Node* bn, PassStatistics& stats);
 
 }  // namespace aotc
