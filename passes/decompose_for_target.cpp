@@ -11,12 +11,14 @@ Expected<bool> decompose_for_target(Graph& graph, const Target& target, PassStat
   for (bool again = true; again;) {
     again = false;
     for (Node* n : graph.nodes()) {
-      if (n->op() != "LSTM" && n->op() != "If" && n->op() != "Pad" && n->op() != "BatchNormalization")
+      if (n->op() != "LSTM" && n->op() != "If" && n->op() != "Pad" && n->op() != "BatchNormalization" &&
+          n->op() != "Pow")
         continue;
       if (target.supports(*n).is_ok()) continue;
       AOTC_ASSIGN_OR_RETURN(bool done, n->op() == "LSTM"  ? unroll_lstm(graph, n, stats)
                                        : n->op() == "If"  ? predicate_if(graph, n, stats)
                                        : n->op() == "Pad" ? pad_as_copies(graph, n, stats)
+                                       : n->op() == "Pow" ? pow_float_exponent(graph, n, stats)
                                                           : batch_norm_statistics(graph, n, stats));
       again |= done;
       changed |= done;

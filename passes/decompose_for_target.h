@@ -13,7 +13,9 @@
 ///    axis (edge, reflect, wrap) or a Concat with constant blocks (constant mode);
 ///  - a training-mode BatchNormalization becomes its batch statistics (ReduceMean) and the
 ///    elementwise nodes of the normalization and running statistics
-///    (passes/batch_norm_statistics.cpp).
+///    (passes/batch_norm_statistics.cpp);
+///  - a Pow of a float32 base by an integer exponent takes the exponent converted to float32
+///    (passes/pow_float_exponent.cpp).
 /// A node outside what a rewrite covers (DynamicQuantizeLSTM, sequence_lens, other activations;
 /// a branch with control flow of its own) is left as it is, and the target refuses it with its
 /// own reason.
@@ -42,5 +44,9 @@ Expected<bool> pad_as_copies(Graph& graph, Node* pad, PassStatistics& stats);
 /// Replaces one training-mode BatchNormalization by ReduceMean and elementwise nodes; false when
 /// its operands' dtypes differ from X's.
 Expected<bool> batch_norm_statistics(Graph& graph, Node* bn, PassStatistics& stats);
+
+/// Converts the integer exponent of one Pow with a float32 base to float32 (a Cast before it);
+/// false when the base is not float32 or the exponent is a float.
+Expected<bool> pow_float_exponent(Graph& graph, Node* pow, PassStatistics& stats);
 
 }  // namespace aotc
