@@ -14,11 +14,15 @@ Expected<bool> decompose_for_target(Graph& graph, const Target& target, PassStat
     for (Node* n : graph.nodes()) {
       const std::string& op = n->op();
       const bool quantized = op == "QuantizeLinear" || op == "DequantizeLinear" || op == "MatMul" || op == "Conv";
-      if (op != "LSTM" && op != "DynamicQuantizeLSTM" && op != "If" && op != "Pad" && !quantized) continue;
+      if (op != "LSTM" && op != "DynamicQuantizeLSTM" && op != "If" && op != "Pad" && op != "BatchNormalization" &&
+          op != "Pow" && !quantized)
+        continue;
       if (target.supports(*n).is_ok()) continue;
       AOTC_ASSIGN_OR_RETURN(bool done, op == "LSTM" || op == "DynamicQuantizeLSTM" ? unroll_lstm(graph, n, stats)
                                        : op == "If"                               ? predicate_if(graph, n, stats)
                                        : op == "Pad"                              ? pad_as_copies(graph, n, stats)
+                                       : op == "Pow"                              ? pow_float_exponent(graph, n, stats)
+                                       : op == "BatchNormalization"               ? batch_norm_statistics(graph, n, stats)
                                                                                   : decompose_quantized(graph, n, stats));
       again |= done;
       changed |= done;

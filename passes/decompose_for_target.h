@@ -10,7 +10,12 @@
 ///    (stacked, and a Gather at index "not cond"), which
 ///    is exact because a branch's ops only compute values (they have no effects to undo);
 ///  - a Pad becomes the copies it is (passes/pad_as_copies.cpp): a Gather along each padded
-///    axis (edge, reflect, wrap) or a Concat with constant blocks (constant mode).
+///    axis (edge, reflect, wrap) or a Concat with constant blocks (constant mode);
+///  - a training-mode BatchNormalization becomes its batch statistics (ReduceMean) and the
+///    elementwise nodes of the normalization and running statistics
+///    (passes/batch_norm_statistics.cpp);
+///  - a Pow of a float32 base by an integer exponent takes the exponent converted to float32
+///    (passes/pow_float_exponent.cpp);
 ///  - quantized ops become exact arithmetic (passes/decompose_quantized.cpp): QuantizeLinear
 ///    and DequantizeLinear elementwise f32 ops, the importer's integer MatMul (i32) and
 ///    ConvInteger (an f64 Conv converted to i32) f32 products chunked so that every sum is an
@@ -54,5 +59,13 @@ Expected<bool> predicate_if(Graph& graph, Node* if_node, PassStatistics& stats);
 /// Replaces one Pad node with static pads by Gathers or Concats; false when its pads are not
 /// constants.
 Expected<bool> pad_as_copies(Graph& graph, Node* pad, PassStatistics& stats);
+
+/// Replaces one training-mode BatchNormalization by ReduceMean and elementwise nodes; false when
+/// its operands' dtypes differ from X's.
+Expected<bool> batch_norm_statistics(Graph& graph, Node* bn, PassStatistics& stats);
+
+/// Converts the integer exponent of one Pow with a float32 base to float32 (a Cast before it);
+/// false when the base is not float32 or the exponent is a float.
+Expected<bool> pow_float_exponent(Graph& graph, Node* pow, PassStatistics& stats);
 
 }  // namespace aotc

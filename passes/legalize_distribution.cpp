@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "codegen/tile/tile_footprint.h"
 #include "codegen/tile/tile_planner.h"
@@ -66,6 +67,15 @@ Expected<Footprint> footprint_of(const Node& node, const TargetFacts& facts, int
   }
   fp.busiest_tile_elements = *std::max_element(per_tile.begin(), per_tile.end());
   return fp;
+}
+
+/// Output 0's distribution as a strategy writes it (what the emitter matches the chosen
+/// distribution against, codegen/npu_tiled/tiled_emitter.cpp's tiled_node_cores).
+std::optional<Distribution> written_distribution_of(const Node& node, const Footprint& fp, int tiles) {
+  const Value* out = node.output(0);
+  auto it = fp.written.find(out);
+  if (it == fp.written.end() || !is_static(out->shape())) return std::nullopt;
+  return codegen::tile::distribution_of(it->second, dims_of(out), tiles);
 }
 
 /// How the strategy's split reads, for reports: the axis its outputs are segmented along.
@@ -150,6 +160,13 @@ Expected<bool> legalize_distribution(Graph& graph, const TargetFacts& target, Pa
       if (!strategies.empty() && strategies.back().cores == cores) continue;
       Expected<Footprint> fp = footprint_of(*node, target, cores);
       if (!fp) continue;
+      // The emitter tells the strategies apart by output 0's distribution and takes the split
+      // when both write it alike (a small result on one tile): clustering is then not offered,
+      // or the kernels would read as the split does while the repairs served the cluster.
+      if (!strategies.empty() && node->num_outputs() > 0 &&
+          written_distribution_of(*node, strategies.front().fp, tiles) ==
+              written_distribution_of(*node, *fp, tiles))
+        continue;
       strategies.push_back({cores, strategy_name(*node, *fp, cores, tiles), std::move(*fp)});
     }
     // No tile kernel at all: the node stays undistributed and the target refuses it when the

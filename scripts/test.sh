@@ -144,7 +144,8 @@ python3 tests/conformance/run_node_tests.py --aotc build/aotc --target ascend-91
 # Pow's constant exponents on the vector unit (integer: products; others: exp(e ln x)), with
 # negative and zero bases, on both NPU targets (one small package each).
 # The decompose-for-target rewrites (LSTM unrolled with sequence_lens, peepholes, both directions;
-# a run-time If taken both ways; Pad reflect, edge, constant) against onnxruntime, one package each.
+# a run-time If taken both ways; Pad reflect, edge, constant; training-mode BatchNormalization)
+# against onnxruntime, one package each.
 for npu in ascend-910b mlu370; do
   python3 tests/ascendc/check_pow_exponents.py --aotc build/aotc --target $npu --work build/pow_$npu || suite_failed $LINENO
   python3 tests/ascendc/check_decompositions.py --aotc build/aotc --target $npu --work build/decompositions_$npu || suite_failed $LINENO
@@ -188,7 +189,7 @@ python3 tests/models/run_models.py --aotc build/aotc --target mlu370 --models ml
 # onnxruntime at three lengths. About 6 minutes; the full sweep is --lengths 1-512 (about 40
 # minutes), tier-1 node tests: run_node_tests.py --target npu-tiled --tests
 # tests/conformance/tier1_tests.txt.
-section "npu-tiled on the tile API emulation: package error paths, models/ through aotc verify on 4 tiles, MLP and BERT on 2 and 6, node-test sample, a Qwen2-style layer swept and run"
+section "npu-tiled on the tile API emulation: package error paths, models/ through aotc verify on 4 tiles, MLP and BERT on 2 and 6, SqueezeNet on 6 tiles, node-test sample, a Qwen2-style layer swept and run"
 python3 tests/tiled/check_tiled_package.py --aotc build/aotc --work build/tiled_package_checks || suite_failed $LINENO
 python3 tests/models/run_models.py --aotc build/aotc --target npu-tiled --work build/models_tiled_4 \
   --verify-baselines tests/verify/baselines || suite_failed $LINENO
@@ -198,6 +199,10 @@ for tiles in 2 6; do
 done
 python3 tests/conformance/run_node_tests.py --aotc build/aotc --target npu-tiled \
   --tests tests/ascendc/node_tests_sample.txt --work build/conformance_tiled || suite_failed $LINENO
+# One light CNN split over 6 tiles (halo exchanges and DDR round trips between its convolutions):
+# SqueezeNet, about 1 minute; all 9 on 2, 4 and 6 tiles in docs/npu-tiled.md.
+python3 tests/models/run_light_models.py --aotc build/aotc --target npu-tiled --models squeezenet \
+  --compile-arg=--tiles --compile-arg=6 --work build/light_models_tiled_6 || suite_failed $LINENO
 python3 tests/tiled/sweep_qwen2_distribution.py --aotc build/aotc --tiles 4 \
   --lengths 1,2,3,7,16,17,64,100,255,333,336,512 --work build/qwen2_sweep || suite_failed $LINENO
 python3 tests/tiled/run_qwen2_layer.py --aotc build/aotc --tiles 4 --lengths 1,7,17 \

@@ -70,6 +70,42 @@ Status plan_node(TileContext& k) {
   return add_plan(k, p);
 }
 
+/// An operand the vector unit does not compute on (an i64 exponent, say) whose only use in the
+/// chain is a Cast to a type it does: the Cast as a kernel of its own first, into the workspace,
+/// and the chain reading the converted operand (its Cast step then converts nothing). The
+/// fusion passes group elementwise nodes without asking the target; this keeps such a group
+/// plannable on units that convert those types only one way (the scalar unit's copy kernels).
+Status convert_operands_first(TileContext& k, ElementwiseProblem& p,
+                              const std::vector<const Value*>& inputs) {
+  for (const ElementChain::Step& st : p.chain.steps) {
+    if (st.node->op() != "Cast" || st.inputs.size() != 1 || st.inputs[0] < 0) continue;
+    const size_t i = static_cast<size_t>(st.inputs[0]);
+    if (i >= inputs.size() || inputs[i] == nullptr || !p.operands[i] ||
+        p.chain.uses_of(st.inputs[0]) != 1)
+      continue;
+    const DType from = p.chain.operand_dtypes[i], to = st.node->output(0)->dtype();
+    if (vector_compute_dtype(from, k.npu) || !vector_compute_dtype(to, k.npu)) continue;
+    const Value* v = inputs[i];
+    const std::vector<int64_t> dims = static_dims(v->shape());
+    GmArg converted = k.workspace(fmt::format("converted{}", i), to, product(dims));
+    ElementwiseProblem c;
+    c.what = "cast";
+    c.dims = dims;
+    c.out = ViewOperand{converted, 0, contiguous_strides(dims)};
+    c.operands.push_back(ViewOperand{k.arg(v, "x0", false), 0, contiguous_strides(dims)});
+    c.chain = ElementChain::of_node(*st.node);
+    c.chain.operand_dtypes = {from};
+    c.comments.push_back(fmt::format("Fused: its operand {} converted to {} first",
+                                     v->type().to_string(), dtype_name(to)));
+    AOTC_RETURN_IF_ERROR(add_plan(k, c));
+    converted.writable = false;
+    converted.name = fmt::format("x{}", i);
+    p.operands[i]->arg = converted;
+    p.chain.operand_dtypes[i] = to;
+  }
+  return Status::ok();
+}
+
 Status plan_fused(TileContext& k) {
   AOTC_ASSIGN_OR_RETURN(FusedBody body, fused_body(k.node));
   if (body.anchor) {
@@ -95,6 +131,7 @@ Status plan_fused(TileContext& k) {
       broadcast_problem(k, "chain", ElementChain::of_body(body), inputs, k.node.output(0));
   p.comments.push_back(fmt::format("Fused {}: {}", p.chain.describe(),
                                    k.node.output(0)->type().to_string()));
+  AOTC_RETURN_IF_ERROR(convert_operands_first(k, p, inputs));
   return add_plan(k, p);
 }
 

@@ -64,7 +64,9 @@ class NpuTiledTarget final : public Target {
     n.vector_arith_dtypes = {DType::kFloat32};
     n.vector_math_dtypes = {DType::kFloat32};
     n.vector_reduce_dtypes = {DType::kFloat32};
-    n.vector_casts = {{DType::kFloat16, DType::kFloat32}, {DType::kFloat32, DType::kFloat16}};
+    // fp32 <-> int32 conversions: a tensor exponent's parity (Pow), floors of the vector unit.
+    n.vector_casts = {{DType::kFloat16, DType::kFloat32}, {DType::kFloat32, DType::kFloat16},
+                      {DType::kFloat32, DType::kInt32}, {DType::kInt32, DType::kFloat32}};
     n.matrix_products = {{DType::kFloat16, DType::kFloat32, 16, 16, 16},
                          {DType::kFloat32, DType::kFloat32, 16, 8, 16}};
     n.device_memory_bytes = int64_t{16} << 30;

@@ -10,7 +10,9 @@ the Pad as Gathers / Concats. One package holds the cases that exercise the rewr
   - LSTM bidirectional with a bias (batch-major layout = 1, which onnxruntime does not run, is
     the node test test_lstm_batchwise);
   - If on a bool graph input whose branches compute different things (run with true and false);
-  - Pad reflect and edge, and constant (not on the last axis) with the pad value a graph input.
+  - Pad reflect and edge, and constant (not on the last axis) with the pad value a graph input;
+  - BatchNormalization in training mode (the batch statistics over axes 0 and 2 of [T, B, I],
+    and the running mean and variance).
 
 Every output must match onnxruntime within relative L2 1e-5 in both runs.
 
@@ -43,7 +45,9 @@ def model():
              w("W3", 2, 4 * H, I), w("R3", 2, 4 * H, H), w("B3", 2, 8 * H),
              w("then_w", B, I), numpy_helper.from_array(np.array([0, 1, 2, 0, 2, 1], np.int64), "pads"),
              numpy_helper.from_array(np.array([1, 0, 2, 1], np.int64), "pads_axes"),
-             numpy_helper.from_array(np.array([0, 1], np.int64), "axes01")]
+             numpy_helper.from_array(np.array([0, 1], np.int64), "axes01"),
+             w("bn_s", B), w("bn_b", B), w("bn_m", B),
+             numpy_helper.from_array((rng.random(B) + 0.5).astype(np.float32), "bn_v")]
     # Elementwise tails, which the fusions would merge into a Where: the rewrite selects by copy.
     then_g = helper.make_graph([helper.make_node("Mul", ["x0", "then_w"], ["t_out"])], "then", [],
                                [helper.make_tensor_value_info("t_out", TensorProto.FLOAT, [B, I])])
@@ -60,13 +64,15 @@ def model():
         helper.make_node("Pad", ["x", "pads"], ["reflect"], mode="reflect", name="pad_reflect"),
         helper.make_node("Pad", ["x", "pads"], ["edge"], mode="edge", name="pad_edge"),
         helper.make_node("Pad", ["x", "pads_axes", "fill", "axes01"], ["constant"], mode="constant", name="pad_constant"),
+        helper.make_node("BatchNormalization", ["x", "bn_s", "bn_b", "bn_m", "bn_v"], ["bn_y", "bn_mean", "bn_var"],
+                         training_mode=1, epsilon=1e-3, momentum=0.8, name="bn_training"),
     ]
     inits.append(numpy_helper.from_array(np.array(0, np.int64), "zero"))
     f = TensorProto.FLOAT
     outputs = [("y1", [T, 1, B, H]), ("yh1", [1, B, H]), ("yc1", [1, B, H]), ("y2", [T, 1, B, H]),
                ("yh2", [1, B, H]), ("yc2", [1, B, H]), ("y3", [T, 2, B, H]), ("yh3", [2, B, H]),
                ("picked", [B, I]), ("reflect", [T, B + 3, I + 3]), ("edge", [T, B + 3, I + 3]),
-               ("constant", [T + 3, B + 1, I])]
+               ("constant", [T + 3, B + 1, I]), ("bn_y", [T, B, I]), ("bn_mean", [B]), ("bn_var", [B])]
     graph = helper.make_graph(nodes, "decompositions",
                               [helper.make_tensor_value_info("x", f, [T, B, I]),
                                helper.make_tensor_value_info("lens", TensorProto.INT32, [B]),

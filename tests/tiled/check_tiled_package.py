@@ -12,17 +12,82 @@
   4. A package built with less DDR (AOTC_NPU_DDR_BYTES) than its weights need fails at init with
      a message giving the sizes.
   5. The same package built with the defaults runs and matches numpy, on 2, 4 and 6 tiles.
+  6. A model with fewer rows, channels and matrix rows than tiles (a 3x3 image of 2 channels, a
+     Conv to 4 channels, a product of 2 rows) compiles for 6 tiles -- some tiles idle or holding
+     copies -- and its package runs within its slices and matches numpy.
 
 Usage: check_tiled_package.py --aotc build/aotc --work build/tiled_package_checks
 """
 import argparse
+import re
 import shutil
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "npu"))
 from npu_package_checks import (FAILURES, build, check, check_refusal, check_small_device_memory,  # noqa: E402
-                                compile_softmax, read_output, relative_l2, run_softmax, softmax_reference)
+                                compile_softmax, read_output, relative_l2, run, run_softmax, save,
+                                softmax_reference)
+import numpy as np  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+
+def few_rows_model(path):
+    """x[1, 2, 3, 3] -> Conv(4 channels, 3x3, pads 1) -> Relu -> Reshape [4, 9] -> MatMul [9, 5]
+    -> Softmax, then a product of 2 rows: fewer rows, channels and matrix rows than 6 tiles."""
+    rng = np.random.default_rng(11)
+    w = rng.standard_normal((4, 2, 3, 3)).astype(np.float32) * 0.5
+    b = rng.standard_normal(4).astype(np.float32)
+    m = rng.standard_normal((9, 5)).astype(np.float32) * 0.5
+    q = rng.standard_normal((2, 4)).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+         helper.make_node("Relu", ["c"], ["r"], name="relu"),
+         helper.make_node("Reshape", ["r", "shape"], ["f"], name="flatten"),
+         helper.make_node("MatMul", ["f", "m"], ["h"], name="project"),
+         helper.make_node("Softmax", ["h"], ["s"], axis=-1, name="probabilities"),
+         helper.make_node("MatMul", ["q", "s"], ["y"], name="mix")],
+        "few_rows", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b"), numpy_helper.from_array(m, "m"),
+         numpy_helper.from_array(q, "q"), numpy_helper.from_array(np.array([4, 9], np.int64), "shape")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return w, b, m, q
+
+
+def few_rows_reference(x, w, b, m, q):
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    c = np.zeros((4, 3, 3))
+    for o in range(4):
+        for i in range(3):
+            for j in range(3):
+                c[o, i, j] = (xp[0, :, i:i + 3, j:j + 3] * w[o]).sum() + b[o]
+    h = np.maximum(c, 0).reshape(4, 9) @ m
+    e = np.exp(h - h.max(axis=1, keepdims=True))
+    return q.astype(np.float64) @ (e / e.sum(axis=1, keepdims=True))
+
+
+def check_more_tiles_than_rows(aotc, work):
+    w, b, m, q = few_rows_model(work / "few_rows.onnx")
+    pkg = work / "few_rows"
+    p = run([aotc, "compile", work / "few_rows.onnx", "--target", "npu-tiled", "--tiles", "6", "-o", pkg,
+             "--name", "few_rows", "--print-ir-after=legalize-distribution"])
+    check(p.returncode == 0, "a model with fewer rows than tiles compiles for 6 tiles" +
+          (f": {p.stderr.strip()[-300:]}" if p.returncode else ""))
+    if p.returncode != 0:
+        return
+    ir = p.stdout + p.stderr
+    check(re.search(r"0:0\b", ir) is not None or "segmented|duplicated" in ir,
+          "some tile holds nothing or a copy (more tiles than slices)")
+    x = np.random.default_rng(5).standard_normal((1, 2, 3, 3)).astype(np.float32)
+    (work / "few_rows_x.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
+    if build(pkg, work / "build_few_rows", []):
+        p = run([work / "build_few_rows" / "few_rows_run", "--input", work / "few_rows_x.pb", "--output-dir",
+                 work / "out_few_rows"], timeout=300)
+        check(p.returncode == 0, f"the package runs on 6 tiles within its slices: {p.stderr.strip()[:300]}")
+        if p.returncode == 0:
+            err = relative_l2(read_output(work / "out_few_rows"), few_rows_reference(x, w, b, m, q))
+            check(err < 1e-5, f"6 tiles, fewer rows: the output matches numpy (relative L2 error {err:.2e})")
 
 
 def main():
@@ -78,8 +143,7 @@ def main():
     for tiles in (4, 2, 6):
         if tiles != 4:
             pkg = work / f"softmax_{tiles}"
-            from npu_package_checks import run as run_cmd
-            p = run_cmd([aotc, "compile", work / "softmax.onnx", "--target", "npu-tiled", "--tiles", str(tiles),
+            p = run([aotc, "compile", work / "softmax.onnx", "--target", "npu-tiled", "--tiles", str(tiles),
                          "-o", pkg, "--name", "softmax"])
             check(p.returncode == 0, f"compile for {tiles} tiles: {p.stderr.strip()[:300]}")
             if p.returncode != 0:
@@ -91,6 +155,9 @@ def main():
             if p.returncode == 0:
                 err = relative_l2(read_output(work / f"out_{tiles}"), softmax_reference(x, w))
                 check(err < 1e-5, f"{tiles} tiles: the output matches numpy (relative L2 error {err:.2e})")
+
+    # 6. More tiles than rows.
+    check_more_tiles_than_rows(aotc, work)
 
     print(f"check_tiled_package: {len(FAILURES)} failure(s)")
     return 1 if FAILURES else 0

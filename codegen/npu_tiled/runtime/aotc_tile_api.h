@@ -20,7 +20,7 @@
  *    for the tile's transfers.
  *  - Vector unit (fp32): vadd vsub vmul vdiv vmax vmin (dst, a, b, n); vadds vmuls vmaxs vmins
  *    (dst, src, scalar, n); vexp vln vabs vsqrt vrecip vrelu (dst, src, n); vdup (dst, s, n);
- *    vcast (fp16 <-> fp32, a rounding mode); vreduce_sum / vreduce_max / vreduce_min (dst[0] of
+ *    vcast (fp16 <-> fp32, fp32 <-> int32; a rounding mode); vreduce_sum / vreduce_max / vreduce_min (dst[0] of
  *    src[0, n)). Operands lie in CMX.
  *  - Matrix unit: matmul(c, a, b, m, k, n, init): c[m x n] (fp32) = (init ? 0 : c) + a[m x k] *
  *    b^T, b given as [n x k]; a and b fp16 or fp32, all in CMX. matrix_out(ddr, c, m, n, stride)
@@ -157,6 +157,8 @@ void vrecip(cmx<float> d, cmx<float> s, int64_t n);
 void vrelu(cmx<float> d, cmx<float> s, int64_t n);
 void vcast(cmx<float> d, cmx<half> s, int64_t n, Round r);
 void vcast(cmx<half> d, cmx<float> s, int64_t n, Round r);
+void vcast(cmx<int32_t> d, cmx<float> s, int64_t n, Round r);
+void vcast(cmx<float> d, cmx<int32_t> s, int64_t n, Round r);
 void vreduce_sum(cmx<float> d, cmx<float> s, int64_t n);
 void vreduce_max(cmx<float> d, cmx<float> s, int64_t n);
 void vreduce_min(cmx<float> d, cmx<float> s, int64_t n);

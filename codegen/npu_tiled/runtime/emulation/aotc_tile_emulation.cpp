@@ -262,6 +262,29 @@ void vcast(cmx<half> d, cmx<float> s, int64_t n, Round) {
   // fp32 -> fp16 rounds to nearest even whatever the mode (the modelled unit has no other).
   for (int64_t i = 0; i < n; ++i) d.p[i] = half(s.p[i]);
 }
+/* fp32 -> int32 in the given rounding, saturating (NaN to 0, as the clamp of a real unit's
+ * conversion leaves it); int32 -> fp32 rounds to nearest even. */
+void vcast(cmx<int32_t> d, cmx<float> s, int64_t n, Round r) {
+  detail::cmx_access(d.p, n * 4, "vcast");
+  detail::cmx_access(s.p, n * 4, "vcast");
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = s.p[i];
+    float w = r == kRoundFloor ? std::floor(x)
+              : r == kRoundCeil ? std::ceil(x)
+              : r == kRoundRound ? std::round(x)
+              : r == kRoundRint ? std::nearbyint(x)
+                                : std::trunc(x);
+    if (std::isnan(w)) w = 0;
+    d.p[i] = w >= 2147483648.0f ? std::numeric_limits<int32_t>::max()
+             : w < -2147483648.0f ? std::numeric_limits<int32_t>::min()
+                                  : static_cast<int32_t>(w);
+  }
+}
+void vcast(cmx<float> d, cmx<int32_t> s, int64_t n, Round) {
+  detail::cmx_access(d.p, n * 4, "vcast");
+  detail::cmx_access(s.p, n * 4, "vcast");
+  for (int64_t i = 0; i < n; ++i) d.p[i] = static_cast<float>(s.p[i]);
+}
 
 void vreduce_sum(cmx<float> d, cmx<float> s, int64_t n) {
   d.p[0] = reduce("vreduce_sum", d, s, n, 0.0f, [](float x, float y) { return x + y; });
