@@ -11,7 +11,9 @@
 #                             the build for long runs.
 #   aotc_asan                 with --instrumented, also the aotc CLI on those objects (the
 #                             sanitizer sample of scripts/sanitizer_sample.sh)
-# JOBS=N sets the parallel compiles (default 2).
+# JOBS=N sets the parallel compiles (default 2). SANITIZER_OPT sets the optimisation of the
+# instrumented code (default -O1, the speed long fuzz runs want; scripts/test.sh builds with -O0,
+# which compiles in about half the time: what a short suite run wants).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=build-fuzz
@@ -19,7 +21,7 @@ INSTRUMENTED=0
 [ "${1:-}" = "--instrumented" ] && INSTRUMENTED=1
 mkdir -p "$OUT/obj"
 CCACHE=$(command -v ccache || true)
-SAN="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+SAN="-g ${SANITIZER_OPT:--O1} -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 DEFS="-DAOTC_VERSION=\"0.1.0\" -DFMT_SHARED -DONNX_ML=1 -DONNX_NAMESPACE=onnx -I."
 LIBS="-lonnx_proto -lprotobuf -lfmt -lzstd -lpthread"
 [ -f build/libaotc_core.a ] || { echo "build_fuzzers.sh: build/libaotc_core.a missing: cmake --build build --target aotc_core"; exit 1; }
@@ -37,12 +39,10 @@ if [ $INSTRUMENTED = 1 ]; then
   printf '%s\n' "${sources[@]}" | xargs -P "${JOBS:-2}" -I{} sh -c \
     'o="$0/obj/$(echo {} | tr / _).o"; '"$CCACHE"' clang++ '"$HARNESS_FLAGS"' -c {} -o "$o"' "$OUT"
   for s in "${sources[@]}"; do objects+=("$OUT/obj/$(echo "$s" | tr / _).o"); done
+  ls tools/*.cpp | xargs -P "${JOBS:-2}" -I{} sh -c \
+    'o="$0/obj/$(echo {} | tr / _).o"; '"$CCACHE"' clang++ '"$SAN -std=c++20 $DEFS"' -c {} -o "$o"' "$OUT"
   tools=()
-  for s in tools/*.cpp; do
-    o="$OUT/obj/$(echo "$s" | tr / _).o"
-    $CCACHE clang++ $SAN -std=c++20 $DEFS -c "$s" -o "$o"
-    tools+=("$o")
-  done
+  for s in tools/*.cpp; do tools+=("$OUT/obj/$(echo "$s" | tr / _).o"); done
   clang++ $SAN "${tools[@]}" "${objects[@]}" build/libaotc_core.a $LIBS -o "$OUT/aotc_asan"
 fi
 clang++ $SAN -fsanitize=fuzzer "$OUT/obj/fuzz_model_importer.o" "${objects[@]}" build/libaotc_core.a $LIBS \
