@@ -19,7 +19,6 @@ Every output must match onnxruntime within relative L2 1e-5 in both runs.
   python3 tests/ascendc/check_decompositions.py --aotc build/aotc --target ascend-910b --work DIR
 """
 import argparse
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,8 +28,10 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "npu"))
+from npu_package_checks import compile_and_build_model  # noqa: E402
+
 T, B, I, H = 5, 4, 6, 8
-DEFINES = {"mlu370": ["-DAOTC_MLU_NUMERICS=ieee"]}
 
 
 def model():
@@ -89,21 +90,7 @@ def main():
     ap.add_argument("--work", default="build/decompositions")
     args = ap.parse_args()
     work = Path(args.work)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    m = model()
-    onnx.checker.check_model(m)
-    onnx.save(m, str(work / "m.onnx"))
-    p = subprocess.run([args.aotc, "compile", str(work / "m.onnx"), "--target", args.target, "-o", str(work / "pkg"),
-                        "--name", "m"], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"FAILED: compile: {p.stderr.strip()}")
-    for cmd in (["cmake", "-S", str(work / "pkg"), "-B", str(work / "build"), "-G", "Ninja",
-                 "-DCMAKE_BUILD_TYPE=Release"] + DEFINES.get(args.target, []),
-                ["cmake", "--build", str(work / "build")]):
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise SystemExit(f"FAILED: {' '.join(cmd[:3])}: exit {r.returncode}\n{(r.stdout + r.stderr)[-2000:]}")
+    compile_and_build_model(args.aotc, model(), args.target, work)
     rng = np.random.default_rng(3)
     sess = ort.InferenceSession(str(work / "m.onnx"), providers=["CPUExecutionProvider"])
     failures = 0

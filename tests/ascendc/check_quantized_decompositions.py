@@ -23,7 +23,6 @@ float results within relative L2 1e-6.
   python3 tests/ascendc/check_quantized_decompositions.py --aotc build/aotc --target ascend-910b --work DIR
 """
 import argparse
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +32,9 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "npu"))
+from npu_package_checks import compile_and_build_model  # noqa: E402
+
 M, K, N = 6, 600, 10
 C, HW, OC = 64, 6, 5
 L = 40000
@@ -40,7 +42,6 @@ L = 40000
 ROUND_CASES = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, -0.3, 8388607.5, -8388607.5, 8388609.0, 1e10, -3e9,
                3.4e38, 1e-40, 123.456, 2.0**47 + 2.0**24, 2.0**47 + 3 * 2.0**24, -(2.0**47 + 2.0**24), 0.7]
 R = 64
-DEFINES = {"mlu370": ["-DAOTC_MLU_NUMERICS=ieee"]}
 
 
 def model():
@@ -84,21 +85,7 @@ def main():
     ap.add_argument("--work", default="build/quantized_decompositions")
     args = ap.parse_args()
     work = Path(args.work)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    m = model()
-    onnx.checker.check_model(m)
-    onnx.save(m, str(work / "m.onnx"))
-    p = subprocess.run([args.aotc, "compile", str(work / "m.onnx"), "--target", args.target, "-o", str(work / "pkg"),
-                        "--name", "m"], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"FAILED: compile: {p.stderr.strip()}")
-    for cmd in (["cmake", "-S", str(work / "pkg"), "-B", str(work / "build"), "-G", "Ninja",
-                 "-DCMAKE_BUILD_TYPE=Release"] + DEFINES.get(args.target, []),
-                ["cmake", "--build", str(work / "build")]):
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise SystemExit(f"FAILED: {' '.join(cmd[:3])}: exit {r.returncode}\n{(r.stdout + r.stderr)[-2000:]}")
+    compile_and_build_model(args.aotc, model(), args.target, work)
     rng = np.random.default_rng(8)
     feeds = {"a": rng.integers(0, 256, (M, K)).astype(np.uint8), "a_zp": np.array(201, np.uint8),
              "x": rng.integers(0, 256, (1, C, HW, HW)).astype(np.uint8), "x_zp": np.array(9, np.uint8),

@@ -4,6 +4,7 @@ run helpers, and the checks every NPU package passes the same way -- a refused m
 types and nodes, a package that needs more device memory than the emulation has fails at init
 with the sizes, and the softmax package's output against numpy."""
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -71,6 +72,33 @@ def build(pkg, build_dir, options):
     if p.returncode != 0:
         print(p.stdout[-3000:], p.stderr[-3000:])
     return p.returncode == 0
+
+
+# The package CMake options that build a target's emulation with IEEE numerics: the rewrite checks
+# compare exact decompositions with onnxruntime, not the MLU370 numeric model's truncation.
+IEEE_DEFINES = {"mlu370": ["-DAOTC_MLU_NUMERICS=ieee"]}
+
+
+def compile_and_build_model(aotc, model, target, work, name="m"):
+    """Checks and saves `model` in `work` (wiped first), compiles it for `target` as package `name`
+    and builds it (Release, IEEE numerics); exits with a FAILED message on any error. Returns the
+    build folder."""
+    work = Path(work)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(work / f"{name}.onnx"))
+    p = subprocess.run([str(aotc), "compile", str(work / f"{name}.onnx"), "--target", target, "-o", str(work / "pkg"),
+                        "--name", name], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"FAILED: compile: {p.stderr.strip()}")
+    for cmd in (["cmake", "-S", str(work / "pkg"), "-B", str(work / "build"), "-G", "Ninja",
+                 "-DCMAKE_BUILD_TYPE=Release"] + IEEE_DEFINES.get(target, []),
+                ["cmake", "--build", str(work / "build")]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"FAILED: {' '.join(cmd[:3])}: exit {r.returncode}\n{(r.stdout + r.stderr)[-2000:]}")
+    return work / "build"
 
 
 def check_refusal(aotc, work, target):
