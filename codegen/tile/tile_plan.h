@@ -347,7 +347,8 @@ struct TilePlan {
   int64_t tiles = 0;
   int64_t tile_elements = 0;
   /// --accumulate compensated (NpuFacts::compensated_sums): the dialect renders sum reductions
-  /// and matrix k-step sums with a Kahan compensation term.
+  /// and matrix k-step sums with compensation (BANG C: error-free TwoSum sums of split operands'
+  /// exact products, docs/bang.md).
   bool compensated_sums = false;
   /// Floating-point operations of the matrix unit (2 x multiply-adds), for the report's roofline.
   int64_t cube_flops = 0;
