@@ -140,7 +140,8 @@ struct ModuleSpec {
   /// Time every kernel call (--profile): the package exports <name>_profile and its runner
   /// prints the per-node table with --profile. Only the C++ CPU emitter offers it.
   bool profile = false;
-  /// --accumulate compensated: the kernels carry their sums with compensation (Kahan).
+  /// --accumulate compensated: the kernels carry their sums with compensation terms (mlu370:
+  /// error-free TwoSum sums and exact split products, docs/bang.md).
   bool compensated_sums = false;
   /// Bucketed packages (--buckets): the bucketed symbols and every schedule, smallest sizes
   /// first; `graph` and `arena` above are the last (largest) one's. The emitter renders one run
