@@ -31,8 +31,11 @@ def verify_package(aotc, model, target, package, runner, inputs, out, tolerance,
         return f"{name}: aotc verify exited {p.returncode}:\n{p.stdout[-3000:]}{p.stderr[-2000:]}"
     report = json.loads((Path(out) / "verify.json").read_text())
     compared = [n for n in report["nodes"] if n["compared"]]
-    worst = max(compared, key=lambda n: float(n["max_rel"]) if not isinstance(n["max_rel"], str) else 1e300)
     first = report["first_divergent_node"]
+    if not compared:  # a package whose kernels dumped nothing verifies nothing: a failure, not a pass
+        print(f"FAIL: verify {name} on {target}: no kernel output compared", flush=True)
+        return f"{name}: aotc verify compared no kernel output (was the package compiled with --dump-kernels?)"
+    worst = max(compared, key=lambda n: float(n["max_rel"]) if not isinstance(n["max_rel"], str) else 1e300)
     print(f"{'ok' if first is None else 'FAIL'}: verify {name} on {target}: {len(compared)} kernel outputs "
           f"compared, worst max_rel {worst['max_rel']} ({worst['node']}), first divergent {first!r} "
           f"({time.time() - t0:.0f} s)", flush=True)
