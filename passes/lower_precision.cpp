@@ -8,6 +8,16 @@
 // at that width keeps its float32 operands, and its readers convert. Nodes named in keep_fp32
 // read float32 (lowered operands are converted back). Graph outputs are converted back to
 // float32 under their own names, so the package's interface does not change.
+//
+// Integer arithmetic carried in floats stays float32: fp16 holds integers exactly only up to
+// 2^11 and bf16 up to 2^8, f32 up to 2^24. Quantized models computed on float units (the 8-bit
+// products summed in f32 by decompose-for-target, QuantizeLinear's Round and offset, the
+// importer's DynamicQuantizeLinear zero point) would otherwise store an int32 accumulator of
+// 50 000 in fp16 (rounded, or past 65 504 infinite) and convert that back to int32. A value is
+// integral when it comes from an integer Cast, Round, Floor or Ceil, or from shape-preserving and
+// ring operations (Add, Sub, Mul, MatMul, Conv, Clip, Max, ...) of integral values and integral
+// constants within 2^24; nodes with an integral float result keep float32, and their first
+// non-integral reader (the Mul by the scales) is lowered as usual.
 #include "passes/lower_precision.h"
 
 #include <algorithm>
@@ -89,13 +99,67 @@ class Lowering {
     return name.ends_with(suffix) && keep_.count(std::string(name.substr(0, name.size() - suffix.size()))) > 0;
   }
 
+  /// Whether `v` holds integers f32 represents exactly (see the file comment): an integral
+  /// result of a node visited before, or a constant of integers within 2^24.
+  bool is_integral(const Value* v) const {
+    if (integral_.count(v)) return true;
+    const TensorData* c = v->constant_data();
+    if (!c || !is_float(c->dtype()) || c->num_elements() == 0) return false;
+    for (int64_t i = 0; i < c->num_elements(); ++i) {
+      const double x = c->get_double(i);
+      if (x != std::floor(x) || std::abs(x) > 16777216.0) return false;
+    }
+    return true;
+  }
+
+  /// Whether `n`'s float32 results are integral: integer-valued by construction (an integer
+  /// converted, a rounding), or a ring or data-movement op of integral float operands only.
+  bool has_integral_result(const Node& n) const {
+    static const std::set<std::string, std::less<>> kRounding = {"Round", "Floor", "Ceil", "Sign"};
+    static const std::set<std::string, std::less<>> kClosed = {
+        "Add", "Sub", "Mul", "Neg", "Abs", "MatMul", "Conv", "Clip", "Max", "Min", "Relu", "ReduceSum",
+        "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Transpose", "Slice", "Gather", "Concat", "Split",
+        "Expand", "Identity", "Pad", "Tile", "MaxPool"};
+    if (n.op() == "Cast") {
+      const Value* from = n.input(0);
+      return from && (is_integer(from->dtype()) || from->dtype() == DType::kBool);
+    }
+    if (kRounding.count(n.op())) return true;
+    if (!kClosed.count(n.op())) return false;
+    bool any_float = false;
+    for (const Value* v : n.inputs()) {
+      if (!v || v->dtype() != DType::kFloat32) continue;
+      if (!is_integral(v)) return false;
+      any_float = true;
+    }
+    return any_float;
+  }
+
+  /// Whether every float32 result of `n` is read by a rounding (QuantizeLinear's x / scale
+  /// before its Round): rounded from fp16, a value near 255 is off by up to 1/16 before it is
+  /// rounded, and ties move.
+  static bool rounded_by_reader(const Node& n, const std::vector<int>& float_results) {
+    for (int i : float_results) {
+      const Value* v = n.output(i);
+      if (!v->has_uses()) return false;
+      for (const Use& u : v->uses())
+        if (u.user->op() != "Round" && u.user->op() != "Floor" && u.user->op() != "Ceil") return false;
+    }
+    return true;
+  }
+
   Status visit(Node* n) {
     std::vector<int> float_results;
     for (int i = 0; i < n->num_outputs(); ++i)
       if (n->output(i) && n->output(i)->dtype() == DType::kFloat32) float_results.push_back(i);
-    const bool kept = is_kept(*n);
+    const bool integral = !float_results.empty() && (has_integral_result(*n) || rounded_by_reader(*n, float_results));
+    if (integral) {
+      for (int i : float_results) integral_.insert(n->output(i));
+      stats_.add("nodes kept fp32 (integer arithmetic)");
+    }
+    const bool kept = integral || is_kept(*n);
     if (!float_results.empty() && !kept && !has_regions(*n) && try_lower(n, float_results)) return Status::ok();
-    if (kept && !float_results.empty()) stats_.add("nodes kept fp32 (--keep-fp32)");
+    if (kept && !integral && !float_results.empty()) stats_.add("nodes kept fp32 (--keep-fp32)");
     // Float32 readers (kept, refused or with no float32 result that tolerates the lower width).
     restore_operands(n, /*all=*/kept || !float_results.empty() || has_regions(*n));
     return Status::ok();
@@ -263,6 +327,7 @@ class Lowering {
   PassStatistics& stats_;
   std::unordered_set<std::string> keep_;
   std::unordered_set<const Value*> lowered_;
+  std::unordered_set<const Value*> integral_;  ///< float32 results kept for holding integers
   std::unordered_map<const Value*, Value*> low_of_, high_of_;
   bool changed_ = false;
 };

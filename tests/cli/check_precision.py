@@ -49,6 +49,23 @@ def gemm_model(path):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
 
 
+def integer_model(path):
+    """An int32 accumulator dequantized the way decompose-for-target computes 8-bit products: the
+    sum converted to float (values past fp16's 2^11 exact integers and its 65504), scaled, then
+    requantized (x / s rounded, offset). Only the scaling's result may be stored at 16 bits."""
+    s = numpy_helper.from_array(np.array(0.001, np.float32), "s")
+    z = numpy_helper.from_array(np.array(3.0, np.float32), "z")
+    nodes = [helper.make_node("Cast", ["acc"], ["acc_f"], name="widen", to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["acc_f", "s"], ["y"], name="scale"),
+             helper.make_node("Div", ["y", "s"], ["q"], name="divide"),
+             helper.make_node("Round", ["q"], ["r"], name="round"),
+             helper.make_node("Add", ["r", "z"], ["o"], name="offset")]
+    graph = helper.make_graph(nodes, "integer", [helper.make_tensor_value_info("acc", TensorProto.INT32, [8, 16])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 16]),
+                               helper.make_tensor_value_info("o", TensorProto.FLOAT, [8, 16])], [s, z])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
 failures = []
 
 
@@ -92,6 +109,23 @@ def main():
                            capture_output=True, text=True)
         check(p.returncode == 0 and re.search(r"= Add\(%fc_MatMul, %gb\) : f32\[32x16\] @fc_Add", p.stderr) is not None,
               "--keep-fp32 fc keeps the Add the importer split off the Gemm f32 too")
+
+        # Integer arithmetic carried in floats stays f32 (bert_quantized was NaN in fp16: its
+        # int32 sums stored as f16 overflowed); the first non-integral result is lowered.
+        integer = tmp / "integer.onnx"
+        integer_model(integer)
+        p = subprocess.run([aotc, "compile", str(integer), "-t", "ascend-910b", "-o", str(tmp / "integer_pkg"),
+                            "--precision", "fp16", "--print-ir-after", "lower-precision"], capture_output=True, text=True)
+        check(p.returncode == 0 and re.search(r"= Cast\(%acc\) \{to = \"f32\"\} : f32\[8x16\] @widen", p.stderr) is not None,
+              "an int32 converted to float stays f32 at fp16 storage")
+        check(re.search(r"= Mul\(%acc_f_fp16, %s_fp16\) : f16\[8x16\] @scale", p.stderr) is not None,
+              "its scaled (non-integral) result is stored in f16")
+        check(re.search(r"= Div\(%y_fp32, %s\) : f32\[8x16\] @divide", p.stderr) is not None
+              and re.search(r"= Round\(%q\) : f32\[8x16\] @round", p.stderr) is not None
+              and re.search(r"= Add\(%r, %z\) : f32\[8x16\] @offset", p.stderr) is not None,
+              "the value to round, the rounding and the offset stay f32")
+        if p.returncode != 0 or "@widen" not in p.stderr:
+            print(p.stderr[-3000:])
 
         p = compile_("ascend-910b", "--precision", "fp16", "--keep-fp32", "nosuch")
         check(p.returncode == 1 and "no node named nosuch" in p.stderr and p.stderr.count("\n") == 1,

@@ -51,7 +51,7 @@ import silero_vad  # noqa: E402
 import squeezenet  # noqa: E402
 import yolo  # noqa: E402
 from builder import count_ops, save, write_inputs  # noqa: E402
-from precision_range import out_of_range_nodes  # noqa: E402
+from precision_range import out_of_range_nodes, storage_rounded_run  # noqa: E402
 from memory_plan_check import check_package  # noqa: E402
 sys.path.insert(0, str(HERE.parent / "verify"))
 from package_verification import verify_package  # noqa: E402
@@ -60,6 +60,10 @@ TOLERANCE = 1e-4
 # --precision fp16/bf16 stores activations and weights at 16 bits: 11 and 8 significant bits.
 PRECISION_TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 5e-2}
 QUANTIZED_TOLERANCE = 1e-3  # float outputs downstream of 8-bit activations that may differ by a step
+# Quantized models at 16 bits: which values flip a step moves with summation order and rounding
+# points (bert_quantized's logits read 1.5e-2 to 2.5e-2 across equivalent lowerings, against
+# 2.3e-2 for onnxruntime with rounded activations), so the bound is a margin over that run.
+STORAGE_MARGIN = 1.5
 
 # name -> (builder module, overrides of its 'test' configuration)
 MODELS = {
@@ -113,11 +117,17 @@ def expose_quantized_activations(model):
     return set(names)
 
 
-def compare(outputs, expected, out_dir, name, quantized=frozenset()):
+def compare(outputs, expected, out_dir, name, quantized=frozenset(), storage_rounded=None):
     """Compares the runner's output_<k>.pb files with onnxruntime's; returns error strings.
-    Outputs named in `quantized` are 8-bit activations: they may differ by one step."""
+    Outputs named in `quantized` are 8-bit activations: they may differ by one step.
+    `storage_rounded` (quantized models at 16 bits): onnxruntime's outputs with every activation
+    rounded to the storage width (precision_range.storage_rounded_run). 8-bit quantizers reading
+    16-bit activations flip steps, and the flips compound: the model's error at that width is the
+    storage's, not the compiler's. Then a float output passes within the width's tolerance or
+    within STORAGE_MARGIN x that run's own error, and an 8-bit output within one step more than
+    that run's largest."""
     errors = []
-    tolerance = QUANTIZED_TOLERANCE if quantized else TOLERANCE
+    tolerance = max(QUANTIZED_TOLERANCE, TOLERANCE) if quantized else TOLERANCE
     for k, (vi, exp) in enumerate(zip(outputs, expected)):
         path = out_dir / f"output_{k}.pb"
         if not path.exists():
@@ -130,20 +140,30 @@ def compare(outputs, expected, out_dir, name, quantized=frozenset()):
             errors.append(f"output {k} '{vi.name}' is {actual.dtype}{list(actual.shape)}, onnxruntime "
                           f"gives {exp.dtype}{list(exp.shape)}")
             continue
+        rounded = storage_rounded[k] if storage_rounded is not None else None
         if vi.name in quantized:
             steps = np.abs(actual.astype(np.int64) - exp.astype(np.int64))
-            ok = steps.max(initial=0) <= 1
-            print(f"models: {name}: {vi.name}: {int((steps > 0).sum())} of {steps.size} 8-bit values one step "
-                  f"off ({'ok' if ok else 'FAILED: ' + str(int(steps.max())) + ' steps'})", flush=True)
+            allowed, why = 1, ""
+            if rounded is not None:
+                storage_steps = int(np.abs(rounded.astype(np.int64) - exp.astype(np.int64)).max(initial=0))
+                allowed, why = max(1, storage_steps + 1), f"; storage-rounded onnxruntime {storage_steps}"
+            ok = steps.max(initial=0) <= allowed
+            print(f"models: {name}: {vi.name}: {int((steps > 0).sum())} of {steps.size} 8-bit values off, "
+                  f"at most {int(steps.max(initial=0))} steps{why} ({'ok' if ok else 'FAILED'})", flush=True)
             if not ok:
                 errors.append(f"output {k} '{vi.name}': {int(steps.max())} quantization steps off")
             continue
         err = rel_l2(actual, exp)
-        ok = err <= tolerance
+        limit, why = tolerance, ""
+        if rounded is not None:
+            storage_err = rel_l2(rounded, exp)
+            limit = max(tolerance, STORAGE_MARGIN * storage_err)
+            why = f", storage-rounded onnxruntime {storage_err:.2e}"
+        ok = err <= limit
         print(f"models: {name}: {vi.name}: relative L2 error {err:.2e} ({'ok' if ok else 'FAILED'}), "
-              f"|expected| {np.linalg.norm(exp):.3g}", flush=True)
+              f"|expected| {np.linalg.norm(exp):.3g}{why}", flush=True)
         if not ok:
-            errors.append(f"output {k} '{vi.name}': relative L2 error {err:.2e} > {tolerance:g}")
+            errors.append(f"output {k} '{vi.name}': relative L2 error {err:.2e} > {limit:.2e}")
     return errors
 
 
@@ -187,6 +207,7 @@ def main():
     (work / "pkgs").mkdir(parents=True)
     failures, memory_errors, compiled, expected, input_files, graphs = {}, {}, [], {}, {}, {}
     quantized_outputs = {}
+    storage_rounded = {}  # quantized models at 16 bits: onnxruntime with rounded activations
     t0 = time.time()
     for name in names:
         module, overrides = MODELS[name]
@@ -204,6 +225,8 @@ def main():
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
         expected[name] = sess.run(None, inputs)
+        if module is quantized and args.precision != "fp32":
+            storage_rounded[name] = storage_rounded_run(model, inputs, args.precision)
         keep = out_of_range_nodes(model, inputs, args.precision)
         if keep:
             print(f"models: {name}: {len(keep)} of {len(model.graph.node)} nodes kept fp32 (values beyond "
@@ -253,7 +276,8 @@ def main():
             failures[name] = "runner failed: " + " ".join(p.stderr.split())[:400]
             continue
         print(f"models: {name}: run {time.time() - t1:.1f} s", flush=True)
-        errors = compare(graphs[name].output, expected[name], out, name, quantized_outputs[name])
+        errors = compare(graphs[name].output, expected[name], out, name, quantized_outputs[name],
+                         storage_rounded.get(name))
         if args.verify_baselines:
             failure = verify_package(aotc, work / "models" / f"{name}.onnx", args.target, work / "pkgs" / name,
                                      runner, input_files[name], work / "verify" / name, args.verify_tolerance,
