@@ -124,8 +124,8 @@ def compare(outputs, expected, out_dir, name, quantized=frozenset(), storage_rou
     rounded to the storage width (precision_range.storage_rounded_run). 8-bit quantizers reading
     16-bit activations flip steps, and the flips compound: the model's error at that width is the
     storage's, not the compiler's. Then a float output passes within the width's tolerance or
-    within STORAGE_MARGIN x that run's own error, and an 8-bit output within one step more than
-    that run's largest."""
+    within STORAGE_MARGIN x that run's own error, and an 8-bit output within twice that run's
+    largest step count (a compiler that stored an int32 sum at 16 bits was 100-255 steps off)."""
     errors = []
     tolerance = max(QUANTIZED_TOLERANCE, TOLERANCE) if quantized else TOLERANCE
     for k, (vi, exp) in enumerate(zip(outputs, expected)):
@@ -146,7 +146,7 @@ def compare(outputs, expected, out_dir, name, quantized=frozenset(), storage_rou
             allowed, why = 1, ""
             if rounded is not None:
                 storage_steps = int(np.abs(rounded.astype(np.int64) - exp.astype(np.int64)).max(initial=0))
-                allowed, why = max(1, storage_steps + 1), f"; storage-rounded onnxruntime {storage_steps}"
+                allowed, why = max(1, 2 * storage_steps), f"; storage-rounded onnxruntime {storage_steps}"
             ok = steps.max(initial=0) <= allowed
             print(f"models: {name}: {vi.name}: {int((steps > 0).sum())} of {steps.size} 8-bit values off, "
                   f"at most {int(steps.max(initial=0))} steps{why} ({'ok' if ok else 'FAILED'})", flush=True)
