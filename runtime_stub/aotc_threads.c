@@ -83,20 +83,26 @@ static void spin_for_done(aotc_thread_pool* pool) {
   }
 }
 
-#define AOTC_CLAIM_BITS 8 /* parts per run < 256 (AOTC_MAX_THREADS is 64) */
+/* The claims word: the run's generation, its part count and the parts claimed so far, so that a
+ * worker reading it sees one run's count and claims together (AOTC_MAX_PARTS fits 8 bits). */
+#define AOTC_CLAIM_BITS 8
+#define AOTC_CLAIM_MASK ((1ULL << AOTC_CLAIM_BITS) - 1)
 
-static unsigned long long claims_of_run(unsigned long generation) {
-  return (unsigned long long)generation << AOTC_CLAIM_BITS;
+static unsigned long long claims_of_run(unsigned long generation, int parts) {
+  return ((unsigned long long)generation << (2 * AOTC_CLAIM_BITS)) |
+         ((unsigned long long)parts << AOTC_CLAIM_BITS);
 }
 
 /* The next unclaimed part of run `generation`, or -1 when all are claimed or a later run has
  * begun. */
 static int claim_part(aotc_thread_pool* pool, unsigned long generation) {
-  const unsigned long long run = claims_of_run(generation);
+  const unsigned long long run_mask = ~((1ULL << (2 * AOTC_CLAIM_BITS)) - 1);
+  const unsigned long long run = claims_of_run(generation, 0);
   unsigned long long seen = __atomic_load_n(&pool->claims, __ATOMIC_ACQUIRE);
   for (;;) {
-    const int next = (int)(seen & ((1ULL << AOTC_CLAIM_BITS) - 1));
-    if ((seen & ~((1ULL << AOTC_CLAIM_BITS) - 1)) != run || next >= pool->threads) return -1;
+    const int next = (int)(seen & AOTC_CLAIM_MASK);
+    const int parts = (int)((seen >> AOTC_CLAIM_BITS) & AOTC_CLAIM_MASK);
+    if ((seen & run_mask) != (run & run_mask) || next >= parts) return -1;
     if (__atomic_compare_exchange_n(&pool->claims, &seen, seen + 1, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE))
       return next;
@@ -106,10 +112,10 @@ static int claim_part(aotc_thread_pool* pool, unsigned long generation) {
 /* Runs parts of run `generation` until none is left to claim; whoever finishes its last part
  * wakes the caller if it sleeps. */
 static void run_claimed_parts(aotc_thread_pool* pool, unsigned long generation, aotc_task_fn fn,
-                              void* arg) {
+                              void* arg, int slot) {
   int part;
   while ((part = claim_part(pool, generation)) >= 0) {
-    fn(arg, part);
+    fn(arg, part, slot);
     if (__atomic_sub_fetch(&pool->unfinished, 1, __ATOMIC_ACQ_REL) == 0) {
       pthread_mutex_lock(&pool->mutex);
       pthread_cond_broadcast(&pool->work_done);
@@ -121,8 +127,9 @@ static void run_claimed_parts(aotc_thread_pool* pool, unsigned long generation, 
 static void* worker_main(void* p) {
   aotc_thread_pool* pool = (aotc_thread_pool*)p;
   unsigned long seen;
+  int slot;
   pthread_mutex_lock(&pool->mutex);
-  ++pool->started;
+  slot = ++pool->started; /* 1 .. threads - 1; the caller is slot 0 */
   seen = pool->generation;
   pthread_cond_broadcast(&pool->work_done);
   for (;;) {
@@ -139,7 +146,7 @@ static void* worker_main(void* p) {
       aotc_task_fn fn = pool->fn; /* this run's: fn, arg and claims change together under the mutex */
       void* arg = pool->arg;
       pthread_mutex_unlock(&pool->mutex);
-      run_claimed_parts(pool, seen, fn, arg);
+      run_claimed_parts(pool, seen, fn, arg, slot);
       pthread_mutex_lock(&pool->mutex);
     }
   }
@@ -169,10 +176,12 @@ aotc_status aotc_pool_start(aotc_thread_pool* pool, int threads) {
   return AOTC_OK;
 }
 
-void aotc_pool_run(aotc_thread_pool* pool, aotc_task_fn fn, void* arg) {
+void aotc_pool_run_parts(aotc_thread_pool* pool, aotc_task_fn fn, void* arg, int parts) {
   unsigned long generation;
-  if (pool->threads <= 1) {
-    fn(arg, 0);
+  int part;
+  /* More parts than the claims word holds (the kernels never ask for that): all on the caller. */
+  if (pool->threads <= 1 || parts <= 1 || parts > AOTC_MAX_PARTS) {
+    for (part = 0; part < parts; ++part) fn(arg, part, 0);
     return;
   }
   pthread_mutex_lock(&pool->mutex);
@@ -180,16 +189,20 @@ void aotc_pool_run(aotc_thread_pool* pool, aotc_task_fn fn, void* arg) {
   generation = pool->generation + 1;
   pool->fn = fn;
   pool->arg = arg;
-  __atomic_store_n(&pool->unfinished, pool->threads, __ATOMIC_RELAXED);
-  __atomic_store_n(&pool->claims, claims_of_run(generation), __ATOMIC_RELEASE);
+  __atomic_store_n(&pool->unfinished, parts, __ATOMIC_RELAXED);
+  __atomic_store_n(&pool->claims, claims_of_run(generation, parts), __ATOMIC_RELEASE);
   __atomic_store_n(&pool->generation, generation, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&pool->work_ready);
   pthread_mutex_unlock(&pool->mutex);
-  run_claimed_parts(pool, generation, fn, arg);
+  run_claimed_parts(pool, generation, fn, arg, 0);
   spin_for_done(pool);
   pthread_mutex_lock(&pool->mutex);
   while (pool->unfinished != 0) pthread_cond_wait(&pool->work_done, &pool->mutex);
   pthread_mutex_unlock(&pool->mutex);
+}
+
+void aotc_pool_run(aotc_thread_pool* pool, aotc_task_fn fn, void* arg) {
+  aotc_pool_run_parts(pool, fn, arg, pool->threads > 0 ? pool->threads : 1);
 }
 
 void aotc_pool_stop(aotc_thread_pool* pool) {

@@ -360,7 +360,7 @@ Status emit_conv_shifted(CppKernel& k, const ConvParams& p, bool pixel_rows) {
            padded_floats);
     padded_base = k.scratch(padded_floats * 4);
   }
-  const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
+  const std::string partial_base = emit_gemm_blocking(k, blocking, split.slots);
   // Transposed, the pixel tiles are packed (pack_pixel_rows) when they fit in
   // kMaxPackedPixelBytes.
   std::string packed_base;
@@ -426,7 +426,7 @@ Status emit_conv_simd_shared_panels(CppKernel& k, const ConvParams& p, const Gem
   const std::string packed_base = k.scratch(panels * tile.nr * kk * 4);
   const GemmBlocking blocking =
       gemm_blocking(facts, split.rows_per_part(p.group_out_c), kk, panels, p.group_out_c * kk * 4, tile, kc_choice);
-  const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
+  const std::string partial_base = emit_gemm_blocking(k, blocking, split.slots);
   w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({});", packed_base);
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
   w.open("for (int64_t g = 0; g < kGroups; ++g)");
@@ -490,13 +490,13 @@ Status emit_conv_simd(CppKernel& k, const ConvParams& p) {
          row_tiles_arg(tile, facts));
   if (shared_panels) return emit_conv_simd_shared_panels(k, p, split, tile, prepacked, panels, params.kc);
   w.line("constexpr int64_t kGroup = {};  // im2col panels packed (and kept in L2) at once", group);
-  w.line("constexpr int64_t kPackedFloats = kGroup * aotc_simd::kTileCols * kK;  // per part");
-  std::string packed_base = k.scratch(split.parts * group * tile.nr * kk * 4);
+  w.line("constexpr int64_t kPackedFloats = kGroup * aotc_simd::kTileCols * kK;  // per thread");
+  std::string packed_base = k.scratch(split.slots * group * tile.nr * kk * 4);
   const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4, tile, params.kc);
-  const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
+  const std::string partial_base = emit_gemm_blocking(k, blocking, split.slots);
   emit_parallel_begin(k, split);
   emit_part_ranges(k, split);
-  w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({}) + part * kPackedFloats;", packed_base);
+  w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({}) + slot * kPackedFloats;", packed_base);
   emit_partial_pointer(k, blocking, partial_base);
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
   w.open("for (int64_t g = 0; g < kGroups; ++g)");
@@ -542,6 +542,7 @@ Status emit_depthwise_simd(CppKernel& k, const ConvParams& p) {
   GemmSplit split;
   split.parts = static_cast<int>(
       std::clamp<int64_t>(work / kMinWorkPerThread, 1, std::min<int64_t>(k.ctx.threads, p.out_c)));
+  slice_split(split, k.ctx.threads, p.out_c, work, /*free_to_slice=*/true);  // each plane on its own
 
   CodeWriter& w = k.w;
   w.line("// {} depthwise kernel: each channel's plane copied into {} stride-phase plane(s) of", facts.simd,
@@ -554,14 +555,14 @@ Status emit_depthwise_simd(CppKernel& k, const ConvParams& p) {
   w.line("using Geometry = aotc_simd::Depthwise2d<kInH, kInW, kKH, kKW, kStrideH, kStrideW, kDilationH,");
   w.line("                                        kDilationW, kPadH, kPadW, kOutH, kOutW{}>;",
          lanes == rule_lanes ? "" : fmt::format(", {}", lanes));
-  w.line("constexpr int64_t kScratchFloats = {};  // per part", scratch_floats);
+  w.line("constexpr int64_t kScratchFloats = {};  // per thread", scratch_floats);
   w.line("static_assert(Geometry::kScratchFloats == kScratchFloats, \"scratch reserved for another geometry\");");
   w.line("static_assert(Geometry::kLanes == {}, \"vectors of another width than described above\");", lanes);
-  std::string scratch_base = k.scratch(split.parts * scratch_floats * 4);
+  std::string scratch_base = k.scratch(split.slots * scratch_floats * 4);
   emit_parallel_begin(k, split);
   w.line("int64_t c_begin = 0, c_end = kOutC;");
   if (split.parts > 1) w.line("aotc_simd::partition(kOutC, kParts, part, &c_begin, &c_end);");
-  w.line("float* AOTC_RESTRICT planes = reinterpret_cast<float*>({}) + part * kScratchFloats;", scratch_base);
+  w.line("float* AOTC_RESTRICT planes = reinterpret_cast<float*>({}) + slot * kScratchFloats;", scratch_base);
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
   w.line("const float* x = {} + n * kInC * kInPlane;", k.in[0]);
   w.line("{}* y = {} + n * kOutC * kOutPlane;", p.out_ct, k.out[0]);

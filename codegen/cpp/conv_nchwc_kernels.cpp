@@ -125,7 +125,7 @@ Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
     w.line("static_assert(Window::kFloats == {}, \"scratch reserved for another geometry\");", a_floats);
     padded_base = k.scratch(a_floats * 4);
   }
-  const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
+  const std::string partial_base = emit_gemm_blocking(k, blocking, split.slots);
   w.open("for (int64_t n = 0; n < kBatch; ++n)");
   w.line("constexpr int64_t g = 0;  // one group");
   w.line("const float* x = {} + n * kInC * kInPlane;", k.in[0]);
@@ -172,6 +172,7 @@ Status emit_depthwise_blocked(CppKernel& k, const ConvParams& p) {
   GemmSplit split;
   split.parts = static_cast<int>(
       std::clamp<int64_t>(work / kMinWorkPerThread, 1, std::min<int64_t>(k.ctx.threads, blocks)));
+  slice_split(split, k.ctx.threads, blocks, work, /*free_to_slice=*/true);  // each block on its own
 
   CodeWriter& w = k.w;
   w.line("// Depthwise kernel over NCHW{0}c images: per block of {0} channels, every output pixel one", block);
@@ -183,9 +184,9 @@ Status emit_depthwise_blocked(CppKernel& k, const ConvParams& p) {
   w.line("                                             kDilationW, kPadH, kPadW, kOutH, kOutW, kB>;");
   std::string scratch_base;
   if (!direct) {
-    w.line("constexpr int64_t kScratchFloats = {};  // per part", store_rows * row_floats);
+    w.line("constexpr int64_t kScratchFloats = {};  // per thread", store_rows * row_floats);
     w.line("static_assert(Geometry::kScratchFloats == kScratchFloats, \"scratch reserved for another geometry\");");
-    scratch_base = k.scratch(split.parts * store_rows * row_floats * 4);
+    scratch_base = k.scratch(split.slots * store_rows * row_floats * 4);
   }
   emit_parallel_begin(k, split);
   w.line("int64_t b_begin = 0, b_end = kBlocks;");
@@ -193,7 +194,7 @@ Status emit_depthwise_blocked(CppKernel& k, const ConvParams& p) {
   if (direct)
     w.line("float* rows = nullptr;  // no epilogue: the rows go straight into Y");
   else
-    w.line("float* AOTC_RESTRICT rows = reinterpret_cast<float*>({}) + part * kScratchFloats;", scratch_base);
+    w.line("float* AOTC_RESTRICT rows = reinterpret_cast<float*>({}) + slot * kScratchFloats;", scratch_base);
   w.line("alignas(64) float taps[kTaps * kB];  // the block's weights, a vector per tap");
   w.line("alignas(64) float bias[kB];");
   w.open("for (int64_t n = 0; n < kBatch; ++n)");

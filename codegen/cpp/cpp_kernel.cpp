@@ -226,26 +226,34 @@ void emit_lane_sum(CodeWriter& w, const std::string& name, const std::string& co
 int open_split_loop(CppKernel& k, const std::string& var, const std::string& count,
                     const std::string& what, int64_t items, int64_t item_elements) {
   constexpr int64_t kMinElementsPerThread = 64 * 1024;
-  const int parts = static_cast<int>(std::clamp<int64_t>(
-      items * item_elements / kMinElementsPerThread, 1, std::min<int64_t>(k.ctx.threads, items)));
+  // A few slices per thread, claimed as threads come free (simd_gemm.h GemmSplit).
+  constexpr int64_t kSlicesPerThread = 4, kMinElementsPerSlice = 16 * 1024;
+  const int64_t elements = items * item_elements;
+  const int threads = static_cast<int>(
+      std::clamp<int64_t>(elements / kMinElementsPerThread, 1, std::min<int64_t>(k.ctx.threads, items)));
   CodeWriter& w = k.w;
-  if (parts == 1) {
+  if (threads == 1) {
     w.open("for (int64_t {0} = 0; {0} < {1}; ++{0})", var, count);
     return 1;
   }
-  w.line("constexpr int kParts = {};  // threads sharing the {}, each a static slice", parts, what);
+  const int64_t slices =
+      std::max<int64_t>(threads, std::min({items, threads * kSlicesPerThread, elements / kMinElementsPerSlice}));
+  if (slices > threads)
+    w.line("constexpr int kParts = {};  // slices of the {}, claimed by the {} threads as they come free", slices,
+           what, threads);
+  else
+    w.line("constexpr int kParts = {};  // threads sharing the {}, each a static slice", slices, what);
   w.open("auto part_fn = [&](int part)");
-  w.line("if (part >= kParts) return;");
   w.line("const int64_t {0}_begin = {1} * part / kParts, {0}_end = {1} * (part + 1) / kParts;", var, count);
   w.open("for (int64_t {0} = {0}_begin; {0} < {0}_end; ++{0})", var);
-  return parts;
+  return static_cast<int>(slices);
 }
 
 void close_split_loop(CppKernel& k, int parts) {
   k.w.close();
   if (parts == 1) return;
   k.w.close(";");
-  k.w.line("aotc_parallel({}, part_fn);", k.parallel());
+  k.w.line("aotc_parallel({}, part_fn, kParts);", k.parallel());
 }
 
 }  // namespace aotc::codegen

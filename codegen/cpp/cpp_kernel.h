@@ -187,10 +187,11 @@ void emit_lane_sum(CodeWriter& w, const std::string& name, const std::string& co
                    const std::function<std::string(const std::string&)>& term);
 
 /// Opens the loop `for (int64_t <var> ...)` over the `items` items [0, <count>) of a kernel,
-/// split into static parts among the thread pool (each part's [<var>_begin, <var>_end)) when
-/// the package runs several threads and each part gets 64 Ki elements or more (as the GEMMs;
+/// split into static slices that the thread pool's threads claim as they come free (each
+/// slice's [<var>_begin, <var>_end); up to 4 per thread of 16 Ki elements or more) when the
+/// package runs several threads and each thread gets 64 Ki elements or more (as the GEMMs;
 /// `item_elements` elements per item), else a plain loop. `what` names the items in the emitted
-/// comment. Returns the parts, for close_split_loop.
+/// comment. Returns the slices (1: a plain loop), for close_split_loop.
 int open_split_loop(CppKernel& k, const std::string& var, const std::string& count,
                     const std::string& what, int64_t items, int64_t item_elements);
 /// Closes open_split_loop's loop (and its parallel section).

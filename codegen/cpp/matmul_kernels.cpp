@@ -112,7 +112,8 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
   const bool same_b = !b.table && b.stride == 0;  // one B matrix for every batch entry
   const GemmSplit split = with_split(gemm_split(k.ctx, m, n, kk, batch_count, prepacked, tile), params);
   const int64_t panels = (n + tile.nr - 1) / tile.nr;
-  const int64_t panels_per_part = split.by_panels ? (panels + split.parts - 1) / split.parts : panels;
+  // A slice by panels packs only its own (split.slices of them); by rows, all of them.
+  const int64_t panels_per_part = split.by_panels ? (panels + split.slices - 1) / split.slices : panels;
 
   CodeWriter& w = k.w;
   w.line("// MatMul: A {} x B {} -> Y {}: {}x{} register tiles of the {} GEMM, B {}.",
@@ -138,16 +139,16 @@ Status emit_matmul_simd(CppKernel& k, const MatMulShape& ms) {
   std::string packed_base;
   if (!prepacked) {
     const int64_t part_floats = panels_per_part * tile.nr * kk;
-    w.line("constexpr int64_t kPackedFloats = {};  // B panels one part packs", part_floats);
-    packed_base = k.scratch(split.parts * part_floats * 4);
+    w.line("constexpr int64_t kPackedFloats = {};  // B panels one slice packs, per thread", part_floats);
+    packed_base = k.scratch(split.slots * part_floats * 4);
   }
-  const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
+  const std::string partial_base = emit_gemm_blocking(k, blocking, split.slots);
   emit_parallel_begin(k, split);
   emit_part_ranges(k, split);
   emit_partial_pointer(k, blocking, partial_base);
   std::string b_offset = b.table ? "kBOffset[batch]" : "batch * kBBatchStride";
   if (!prepacked) {
-    w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({}) + part * kPackedFloats;", packed_base);
+    w.line("float* AOTC_RESTRICT packed = reinterpret_cast<float*>({}) + slot * kPackedFloats;", packed_base);
     w.line("// Panel j of B at bp + j * kTileCols * kK, for the panels this part packed.");
     w.line("const float* bp = packed - panel_begin * aotc_simd::kTileCols * kK;");
     if (same_b)

@@ -105,7 +105,7 @@ void emit_projection_simd(CppKernel& k, const RecurrentKernel& rk, int d) {
   const int64_t group = panel_group(facts, first.blocks > 1 ? (kk + first.blocks - 1) / first.blocks : kk);
   const GemmBlocking blocking = gemm_blocking(facts, split.rows_per_part(m), kk, group, m * kk * 4);
   w.line("constexpr int64_t kGroup = {};  // B panels per group kept in L2", group);
-  const std::string partial_base = emit_gemm_blocking(k, blocking, split.parts);
+  const std::string partial_base = emit_gemm_blocking(k, blocking, split.slots);
   emit_parallel_begin(k, split);
   emit_part_ranges(k, split);
   emit_partial_pointer(k, blocking, partial_base);

@@ -91,7 +91,7 @@ GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, in
   return b;
 }
 
-std::string emit_gemm_blocking(CppKernel& k, const GemmBlocking& b, int parts) {
+std::string emit_gemm_blocking(CppKernel& k, const GemmBlocking& b, int slots) {
   if (b.blocks > 1)
     k.w.line("constexpr int64_t kKc = {}, kRowBlock = {};  // K blocks of kKc rows of B; row tiles per block",
              b.kc, b.row_block);
@@ -100,16 +100,16 @@ std::string emit_gemm_blocking(CppKernel& k, const GemmBlocking& b, int parts) {
   k.w.line("static_assert(aotc_simd::KBlocking<kK, kKc>::kBlocks == {}, \"K blocks as reserved\");",
            b.blocks);
   if (b.partial_floats == 0) return "";
-  k.w.line("constexpr int64_t kPartialFloats = {};  // running sums of a row block, per part",
+  k.w.line("constexpr int64_t kPartialFloats = {};  // running sums of a row block, per thread",
            b.partial_floats);
-  return k.scratch(parts * b.partial_floats * 4);
+  return k.scratch(slots * b.partial_floats * 4);
 }
 
 void emit_partial_pointer(CppKernel& k, const GemmBlocking& b, const std::string& base) {
   if (b.partial_floats == 0) {
     k.w.line("float* partial = nullptr;  // not K-blocked");
   } else {
-    k.w.line("float* AOTC_RESTRICT partial = reinterpret_cast<float*>({}) + part * kPartialFloats;",
+    k.w.line("float* AOTC_RESTRICT partial = reinterpret_cast<float*>({}) + slot * kPartialFloats;",
              base);
   }
 }
@@ -144,12 +144,32 @@ GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, 
     return static_cast<double>(units) / static_cast<double>(largest * s.parts);
   };
   if (s.by_panels && s.parts > 1 && evenness(rows) > evenness(panels) + 0.05) s.by_panels = false;
+  s.row_tiles = rows;
+  s.panels = panels;
+  s.work = work;
+  s.b_prepacked = b_prepacked;
+  // Slices by panels pack only their own panels; by rows each packs all of B unless it was
+  // packed at compile time.
+  slice_split(s, ctx.threads, s.by_panels ? panels : rows, work, s.by_panels || b_prepacked);
   return s;
 }
 
+void slice_split(GemmSplit& split, int threads, int64_t units, int64_t work, bool free_to_slice) {
+  constexpr int64_t kSlicesPerThread = 4;
+  constexpr int64_t kMinWorkPerSlice = 32 * 1024;  // multiply-adds
+  split.slots = split.parts > 1 ? threads : 1;
+  split.slices = split.parts;
+  if (split.parts <= 1 || !free_to_slice) return;
+  const int64_t slices = std::min({units, split.parts * kSlicesPerThread, work / kMinWorkPerSlice});
+  split.slices = static_cast<int>(std::max<int64_t>(slices, split.parts));
+}
+
 GemmSplit with_split(GemmSplit split, const KernelParams& params) {
-  if (split.parts > 1 && params.split != KernelParams::Split::kCostModel)
+  if (split.parts > 1 && params.split != KernelParams::Split::kCostModel) {
     split.by_panels = params.split == KernelParams::Split::kPanels;
+    slice_split(split, split.slots, split.by_panels ? split.panels : split.row_tiles, split.work,
+                split.by_panels || split.b_prepacked);
+  }
   return split;
 }
 
@@ -228,18 +248,21 @@ void emit_part_ranges(CppKernel& k, const GemmSplit& split) {
 }
 
 void emit_parallel_begin(CppKernel& k, const GemmSplit& split) {
-  k.w.line("constexpr int kParts = {};  // threads sharing the work, each a static slice",
-           split.parts);
-  k.w.open("auto part_fn = [&](int part)");
-  if (split.parts > 1) k.w.line("if (part >= kParts) return;");
+  if (split.parts > 1 && split.slices > split.parts)
+    k.w.line("constexpr int kParts = {};  // slices of the work, claimed by the {} threads as they come free",
+             split.slices, split.parts);
+  else
+    k.w.line("constexpr int kParts = {};  // threads sharing the work, each a static slice", split.parts);
+  k.w.open("auto part_fn = [&](int part, int slot)");
+  k.w.line("(void)slot;");
 }
 
 void emit_parallel_end(CppKernel& k, const GemmSplit& split) {
   k.w.close(";");
   if (split.parts > 1) {
-    k.w.line("aotc_parallel({}, part_fn);", k.parallel());
+    k.w.line("aotc_parallel({}, part_fn, kParts);", k.parallel());
   } else {
-    k.w.line("part_fn(0);");
+    k.w.line("part_fn(0, 0);");
   }
 }
 

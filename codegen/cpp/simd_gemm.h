@@ -73,15 +73,25 @@ GemmBlocking gemm_blocking(const TargetFacts& facts, int64_t rows, int64_t k, in
                            int64_t a_bytes);
 
 /// Writes the kKc and kRowBlock constants of aotc_simd::gemm, reserves the partial sums'
-/// scratch for `parts` threads and declares `partial`, this part's share (inside the part's
-/// body). Returns nothing to emit before the body; call emit_partial_pointer inside it.
-std::string emit_gemm_blocking(CppKernel& k, const GemmBlocking& b, int parts);
+/// scratch for `slots` threads (GemmSplit::slots) and returns its base; emit_partial_pointer
+/// declares `partial`, the claiming thread's share (inside the part's body).
+std::string emit_gemm_blocking(CppKernel& k, const GemmBlocking& b, int slots);
 void emit_partial_pointer(CppKernel& k, const GemmBlocking& b, const std::string& base);
 
-/// How a product's tiles are divided among `parts` threads: by B panels or by row tiles.
+/// How a product's tiles are divided among `parts` threads: by B panels or by row tiles, in
+/// `slices` pieces that the threads claim one at a time (aotc_threads.h), a few per thread where
+/// that costs no repeated packing: a thread on a virtual CPU that runs slower for a while (its
+/// core shared with another guest) then takes fewer of them instead of holding every kernel up
+/// (SqueezeNet on 2 threads 10 instead of 4.4 ms in such periods with one slice per thread).
+/// Per-thread scratch is indexed by the claiming thread's slot, `slots` copies of it.
 struct GemmSplit {
   int parts = 1;
+  int slices = 1;
+  int slots = 1;
   bool by_panels = true;
+  /// What slice_split needs to recount the slices when a tuned split changes by_panels.
+  int64_t row_tiles = 1, panels = 1, work = 0;
+  bool b_prepacked = false;
   /// Rows of an m-row product that one part computes (all of them when split by panels).
   int64_t rows_per_part(int64_t m) const { return by_panels ? m : (m + parts - 1) / parts; }
 };
@@ -93,6 +103,10 @@ GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, 
 /// The same for a product in register tiles of `tile` (pixel_rows_tile).
 GemmSplit gemm_split(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, int64_t batch,
                      bool b_prepacked, const SimdTile& tile);
+/// Sets split.slices (and slots) for its parts: kSlicesPerThread per thread over `units` (row
+/// tiles, panels, channels) when each slice keeps kMinWorkPerSlice multiply-adds and slicing
+/// repeats no packing (`free_to_slice`), else one per part.
+void slice_split(GemmSplit& split, int threads, int64_t units, int64_t work, bool free_to_slice);
 /// `split` as a kernel's tuned parameters say (KernelParams::split; unchanged when they leave
 /// it to the cost model or the product runs on one thread).
 GemmSplit with_split(GemmSplit split, const KernelParams& params);
@@ -116,11 +130,12 @@ Status emit_store_policy(CppKernel& k, const std::string& y, const std::string& 
                          const std::string& bias = "");
 
 /// Declares the part's ranges panel_begin/panel_end over kPanels and row_begin/row_end over
-/// kRowTiles: this part's static share of the split (inside the part's body).
+/// kRowTiles: this slice's static share of the split (inside the part's body).
 void emit_part_ranges(CppKernel& k, const GemmSplit& split);
 
-/// Opens the body run by each thread: `part_fn` is a lambda taking the part number; runs it
-/// on the pool, or inline for one part. Close it with emit_parallel_end.
+/// Opens the body run for each slice: `part_fn` is a lambda taking the slice number `part` and
+/// the claiming thread's `slot`; runs it on the pool, or inline for one part. Close it with
+/// emit_parallel_end.
 void emit_parallel_begin(CppKernel& k, const GemmSplit& split);
 void emit_parallel_end(CppKernel& k, const GemmSplit& split);
 

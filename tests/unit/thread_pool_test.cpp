@@ -44,6 +44,40 @@ TEST(ThreadPool, EveryPartRunsOncePerRun) {
   }
 }
 
+TEST(ThreadPool, MorePartsThanThreadsRunOnceEachAndNoSlotRunsTwoAtOnce) {
+  // Slices claimed as threads come free: every part once, slots in [0, threads), and no two
+  // parts at the same time on one slot (per-thread scratch is indexed by it).
+  for (int threads : {2, 3}) {
+    aotc_thread_pool pool;
+    ASSERT_EQ(aotc_pool_start(&pool, threads), AOTC_OK);
+    for (int parts : {1, 2, 5, 8, 17, AOTC_MAX_PARTS}) {
+      for (int run = 0; run < 200; ++run) {
+        Counts counts(parts);
+        std::vector<std::atomic<int>> busy(threads);
+        std::atomic<int> clashes{0}, bad_slots{0};
+        aotc_parallel(&pool, [&](int part, int slot) {
+          if (slot < 0 || slot >= threads) {
+            bad_slots.fetch_add(1);
+            return;
+          }
+          if (busy[slot].fetch_add(1) != 0) clashes.fetch_add(1);
+          counts.runs_of_part[part].fetch_add(1);
+          if (part % 3 == 0) std::this_thread::yield();
+          busy[slot].fetch_sub(1);
+        }, parts);
+        ASSERT_EQ(bad_slots.load(), 0);
+        ASSERT_EQ(clashes.load(), 0) << parts << " parts, run " << run;
+        for (int q = 0; q < parts; ++q) ASSERT_EQ(counts.runs_of_part[q].load(), 1) << parts << " parts, run " << run;
+      }
+    }
+    // Beyond what the claims word holds: all on the caller, still every part once.
+    Counts counts(AOTC_MAX_PARTS + 3);
+    aotc_parallel(&pool, [&](int part) { counts.runs_of_part[part].fetch_add(1); }, AOTC_MAX_PARTS + 3);
+    for (int q = 0; q < AOTC_MAX_PARTS + 3; ++q) ASSERT_EQ(counts.runs_of_part[q].load(), 1);
+    aotc_pool_stop(&pool);
+  }
+}
+
 TEST(ThreadPool, SlowPartsDoNotLoseOrRepeatParts) {
   // One slow part per run (its thread claims nothing more meanwhile; the free threads claim the
   // rest, which parts they take depends on scheduling): still every part exactly once.
