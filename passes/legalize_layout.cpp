@@ -17,6 +17,7 @@
 #include <set>
 
 #include "graph/ops/fused.h"
+#include "graph/ops/shape_ops.h"
 #include "targets/tuning.h"
 
 namespace aotc {
@@ -25,9 +26,11 @@ namespace {
 /// A kernel the layout concerns: a Conv, alone or as the anchor of a Fused node, or a pooling.
 struct NchwcKernel {
   Node* node = nullptr;            ///< The node of the outer graph.
-  const Node* anchor = nullptr;    ///< The Conv (node itself, or the Fused body's anchor), or the pool.
-  int x_operand = -1;              ///< The node's operand that is the Conv's X.
-  std::vector<int> full_operands;  ///< Epilogue operands with the result's shape (residuals).
+  const Node* anchor = nullptr;    ///< The Conv (node itself, or the Fused body's anchor), the pool or Concat.
+  int x_operand = -1;              ///< The node's operand that is the Conv's X (-1: a Concat).
+  /// Operands that must share the result's layout: epilogue operands with the result's shape
+  /// (residuals), every operand of a Concat.
+  std::vector<int> full_operands;
   NchwcForms forms;
 };
 
@@ -40,6 +43,12 @@ std::optional<NchwcKernel> nchwc_kernel(Node& node, int block) {
     k.anchor = &node;
     k.x_operand = 0;
     k.forms = nchwc_pool_forms(node, block);
+    return k;
+  }
+  if (node.op() == "Concat") {
+    k.anchor = &node;
+    k.forms = nchwc_concat_forms(node, block);
+    for (int i = 0; i < node.num_inputs(); ++i) k.full_operands.push_back(i);
     return k;
   }
   const Value* w = nullptr;  // the weights as a value of the outer graph
@@ -129,6 +138,19 @@ NchwcForms nchwc_pool_forms(const Node& pool, int block) {
   return forms;
 }
 
+NchwcForms nchwc_concat_forms(const Node& concat, int block) {
+  NchwcForms forms;
+  if (block <= 0 || concat.op() != "Concat" || concat.num_outputs() != 1 || concat.output(0)->rank() != 4 ||
+      normalized_axis_attr(concat) != 1)
+    return forms;
+  for (const Value* v : concat.inputs()) {
+    if (!v || v->dtype() != DType::kFloat32 || !is_static(v->shape()) || v->rank() != 4) return forms;
+    if (static_dims(v->shape())[1] % block != 0) return forms;
+  }
+  forms.reads_blocked = forms.writes_blocked = forms.together = true;
+  return forms;
+}
+
 int cost_model_block(const TargetFacts& target, bool sixteen_fits) {
   // 16 lanes where a 16-lane FMA costs what an 8-lane one does (two 512-bit FMA ports).
   const bool wide = target.vector_bits >= 512 && target.fma_per_cycle_512 > 0 &&
@@ -174,7 +196,8 @@ Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStat
         ok = false;
       }
       const NchwcKernel& producer = *kernel_of(v->producer());
-      if (producer.forms.together && !blocked.count(producer.node->input(producer.x_operand)))
+      if (producer.forms.together && producer.x_operand >= 0 &&
+          !blocked.count(producer.node->input(producer.x_operand)))
         ok = false;
       for (int i : producer.full_operands)
         if (!blocked.count(producer.node->input(i))) ok = false;
@@ -201,7 +224,7 @@ Expected<bool> legalize_layout(Graph& graph, const TargetFacts& target, PassStat
     auto out = index.find(node->output(0));
     if (out == index.end()) continue;
     std::vector<int> operands = k.full_operands;
-    operands.push_back(k.x_operand);
+    if (k.x_operand >= 0) operands.push_back(k.x_operand);
     for (int i : operands)
       if (auto in = index.find(node->input(i)); in != index.end())
         parent[root(in->second)] = root(out->second);

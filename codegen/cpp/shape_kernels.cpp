@@ -83,8 +83,33 @@ void emit_box_copy(CodeWriter& w, const CopyBox& original, const std::string& sr
   for (int i = 0; i < loops; ++i) w.close();
 }
 
+/// The copies are computed on row-major shapes. An NCHWc image appears here only as an operand
+/// or result of a Concat along the channels whose operands all have whole blocks (legalize-
+/// layout's nchwc_concat_forms): per image each operand is then one contiguous run at the
+/// row-major offset, so the same copies are right. Anything else is the layout pass's error.
+Status check_blocked_data_movement(const CppKernel& k) {
+  const Node& node = k.node;
+  bool any_blocked = false;
+  int block = 0;
+  for (int i = 0; i < node.num_inputs(); ++i)
+    if (node.input(i) && k.operand(i)->type().layout == Layout::kNCHWc) any_blocked = true, block = k.operand(i)->type().channel_block;
+  for (int i = 0; i < node.num_outputs(); ++i)
+    if (node.output(i) && k.result(i)->type().layout == Layout::kNCHWc) any_blocked = true, block = k.result(i)->type().channel_block;
+  if (!any_blocked) return Status::ok();
+  bool ok = node.op() == "Concat" && normalized_axis_attr(node) == 1 && block > 0;
+  auto whole_blocks = [&](const Value* v) {
+    return v->type().layout == Layout::kNCHWc && v->type().channel_block == block && v->rank() == 4 &&
+           static_dims(v->shape())[1] % block == 0;
+  };
+  for (int i = 0; ok && i < node.num_inputs(); ++i) ok = node.input(i) && whole_blocks(k.operand(i));
+  ok = ok && whole_blocks(k.result(0));
+  if (!ok) return internal_error("{}: NCHWc images in a copy other than a Concat of whole channel blocks", node.describe());
+  return Status::ok();
+}
+
 Status emit_data_movement(CppKernel& k) {
   const Node& node = k.node;
+  AOTC_RETURN_IF_ERROR(check_blocked_data_movement(k));
   AOTC_ASSIGN_OR_RETURN(std::vector<NodeCopy> copies, data_movement_copies(node));
   CodeWriter& w = k.w;
   // The op and the types are in the comment above the function; add what they do not say.
