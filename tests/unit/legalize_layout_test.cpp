@@ -131,6 +131,42 @@ graph @pooled(%x: f32[1x8x8x8]) -> (%y: f32[1x16x8x8], %m: f32[1x16x8x8]) {
   for (const Value* v : c.graph->values()) EXPECT_EQ(v->type().layout, Layout::kRowMajor) << v->name();
 }
 
+TEST(LegalizeLayout, AConcatenationOfBlockedImagesStaysInTheRegion) {
+  // SqueezeNet's fire module: squeeze 1x1, expand 1x1 and 3x3, concatenated along the channels,
+  // read by the next squeeze. The expansions and the concatenation stay NCHW8c (they were
+  // transposed into row-major for the Concat before); a Concat with an operand that cannot be
+  // blocked (a graph input) keeps all of its operands and its result row-major.
+  const char* fire = R"(
+graph @fire(%x: f32[1x16x8x8], %z: f32[1x8x8x8]) -> (%y: f32[1x16x8x8], %u: f32[1x40x8x8]) {
+  %ws = const f32[8x16x1x1] dense<0.1>
+  %we1 = const f32[16x8x1x1] dense<0.1>
+  %we3 = const f32[16x8x3x3] dense<0.1>
+  %wn = const f32[16x32x1x1] dense<0.1>
+  %s = Conv(%x, %ws) : f32[1x8x8x8]
+  %sr = Relu(%s) : f32[1x8x8x8]
+  %e1 = Conv(%sr, %we1) : f32[1x16x8x8]
+  %e1r = Relu(%e1) : f32[1x16x8x8]
+  %e3 = Conv(%sr, %we3) {pads = [1, 1, 1, 1]} : f32[1x16x8x8]
+  %e3r = Relu(%e3) : f32[1x16x8x8]
+  %c = Concat(%e1r, %e3r) {axis = 1} : f32[1x32x8x8]
+  %y = Conv(%c, %wn) : f32[1x16x8x8]
+  %u = Concat(%e1r, %e3r, %z) {axis = 1} : f32[1x40x8x8]
+  return %y, %u
+}
+)";
+  Compiled c = compile(fire, "x86-64-avx512");
+  // %e1r and %e3r are also read by %u's Concat with the row-major graph input %z: row-major.
+  for (const char* v : {"e1r", "e3r", "c", "u", "z"}) EXPECT_EQ(layout_of(*c.graph, v), Layout::kRowMajor) << v;
+  // Without the second Concat the module is one region.
+  std::string one = fire;
+  one.replace(one.find("  %u = Concat"), one.find("  return") - one.find("  %u = Concat"), "");
+  one.replace(one.find(", %u: f32[1x40x8x8]"), std::string(", %u: f32[1x40x8x8]").size(), "");
+  one.replace(one.find("return %y, %u"), std::string("return %y, %u").size(), "return %y");
+  Compiled d = compile(one, "x86-64-avx512");
+  for (const char* v : {"sr", "e1r", "e3r", "c"}) EXPECT_EQ(layout_of(*d.graph, v), Layout::kNCHWc) << v;
+  EXPECT_NE(d.stats.find("1 NCHWc regions"), std::string::npos) << d.stats;
+}
+
 TEST(LegalizeLayout, GlobalPoolingReadsNchwcAndWritesRowMajor) {
   // ResNet's end: the last convolution writes NCHW8c for the global poolings, whose
   // N x C x 1 x 1 results (the same memory in either layout) stay row-major.
