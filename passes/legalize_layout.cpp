@@ -39,7 +39,8 @@ struct NchwcKernel {
 std::optional<NchwcKernel> nchwc_kernel(Node& node, int block) {
   NchwcKernel k;
   k.node = &node;
-  if (node.op() == "MaxPool" || node.op() == "GlobalAveragePool" || node.op() == "GlobalMaxPool") {
+  if (node.op() == "MaxPool" || node.op() == "AveragePool" || node.op() == "GlobalAveragePool" ||
+      node.op() == "GlobalMaxPool") {
     k.anchor = &node;
     k.x_operand = 0;
     k.forms = nchwc_pool_forms(node, block);
@@ -122,7 +123,8 @@ NchwcForms nchwc_conv_forms(const Node& conv, int block) {
 NchwcForms nchwc_pool_forms(const Node& pool, int block) {
   NchwcForms forms;
   const bool global = pool.op() == "GlobalAveragePool" || pool.op() == "GlobalMaxPool";
-  if (block <= 0 || (pool.op() != "MaxPool" && !global) || pool.num_outputs() != 1) return forms;
+  const bool average = pool.op() == "AveragePool";
+  if (block <= 0 || (pool.op() != "MaxPool" && !average && !global) || pool.num_outputs() != 1) return forms;
   const Value* x = pool.input(0);
   if (x->dtype() != DType::kFloat32 || !is_static(x->shape()) || x->rank() != 4) return forms;
   const std::vector<int64_t> xd = static_dims(x->shape());
@@ -131,9 +133,10 @@ NchwcForms nchwc_pool_forms(const Node& pool, int block) {
     forms.reads_blocked = xd[1] % block == 0;
     return forms;
   }
-  // The kernel folds a window's rows into one row of the image on the stack (pool_kernels.cpp).
+  // The MaxPool kernel folds a window's rows into one row of the image on the stack
+  // (pool_kernels.cpp); the AveragePool kernel sums each window's taps.
   constexpr int64_t kMaxWidth = 1024;
-  if (xd[1] % block != 0 || xd[3] > kMaxWidth) return forms;
+  if (xd[1] % block != 0 || (!average && xd[3] > kMaxWidth)) return forms;
   forms.reads_blocked = forms.writes_blocked = forms.together = true;
   return forms;
 }

@@ -35,8 +35,8 @@ struct NchwcForms {
 NchwcForms nchwc_conv_forms(const Node& conv, int block);
 
 /// The NCHWc form of a MaxPool (2-D, f32, static, no Indices, channels a multiple of the
-/// block, rows of at most 1024 pixels): reads and writes NCHWc together, as a depthwise
-/// convolution. GlobalAveragePool and GlobalMaxPool (4-D, f32, static, whole channel blocks)
+/// block, rows of at most 1024 pixels) or an AveragePool (2-D, f32, static, whole blocks): reads
+/// and writes NCHWc together, as a depthwise convolution. GlobalAveragePool and GlobalMaxPool (4-D, f32, static, whole channel blocks)
 /// read NCHWc and write their N x C x 1 x 1 result row-major.
 NchwcForms nchwc_pool_forms(const Node& pool, int block);
 

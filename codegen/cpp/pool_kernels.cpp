@@ -313,6 +313,68 @@ Status emit_blocked_max_pool(CppKernel& k, const WindowGeometry& g) {
   return Status::ok();
 }
 
+/// 2-D AveragePool over NCHWc images (legalize-layout blocks the images on both sides, as for
+/// MaxPool): each output pixel's kB channels are the lane-wise sum of its window's taps in the
+/// row-major kernel's order (kh outer, kw inner, taps outside the input skipped) divided by the
+/// same count (the taps inside the input, or with count_include_pad those inside the padded
+/// input): the row-major kernel's sums, lane by lane (from 0, so a window of -0.0 alone gives
+/// +0.0 where that kernel keeps the sign). Inception's pool branches
+/// sit between concatenations: blocked, their modules stay in one NCHWc region.
+Status emit_blocked_average_pool(CppKernel& k, const WindowGeometry& g) {
+  const Node& node = k.node;
+  const TensorType& x = node.input(0)->type();
+  const std::vector<int64_t> xd = static_dims(x.shape);
+  const int64_t block = x.channel_block;
+  const bool include_pad = node.attrs().get_int("count_include_pad", 0) != 0;
+  if (g.rank() != 2 || x.dtype != DType::kFloat32 || node.num_outputs() != 1 ||
+      k.result(0)->type().layout != Layout::kNCHWc || k.result(0)->type().channel_block != block ||
+      xd[1] % block != 0)
+    return internal_error("{}: an NCHWc AveragePool needs a 2-D f32 pool, NCHWc on both sides", node.describe());
+  CodeWriter& w = k.w;
+  w.line("// AveragePool over NCHW{}c images: X {} -> Y {}, the sum of a window of {}-channel vectors per", block,
+         x.to_string(), k.result(0)->type().to_string(), block);
+  w.line("// output pixel divided by its taps inside the {}input.", include_pad ? "padded " : "");
+  w.line("constexpr int64_t kB = {}, kBlocks = {};  // channels per block; batch x channel blocks", block,
+         xd[0] * xd[1] / block);
+  emit_window_constants_2d(w, g);
+  if (include_pad)
+    w.line("constexpr int64_t kPadEndH = {}, kPadEndW = {};  // trailing pads", g.pad_end[0], g.pad_end[1]);
+  const int parts = open_split_loop(k, "b", "kBlocks", "channel blocks", xd[0] * xd[1] / block,
+                                    g.output[0] * g.output[1] * g.kernel[0] * g.kernel[1] * block);
+  w.line("const float* AOTC_RESTRICT x = {} + b * kInH * kInW * kB;", k.in[0]);
+  w.line("float* AOTC_RESTRICT y = {} + b * kOutH * kOutW * kB;", k.out[0]);
+  w.open("for (int64_t oh = 0; oh < kOutH; ++oh)");
+  w.line("const int64_t h0 = oh * kStrideH - kPadH;");
+  w.line("const int64_t kh_begin = h0 < 0 ? (-h0 + kDilationH - 1) / kDilationH : 0;");
+  w.line("const int64_t kh_end = h0 >= kInH ? 0 : std::min<int64_t>(kKH, (kInH - h0 + kDilationH - 1) / kDilationH);");
+  if (include_pad)
+    w.line("const int64_t taps_h = std::min<int64_t>(kKH, (kInH + kPadEndH - h0 + kDilationH - 1) / kDilationH);");
+  w.open("for (int64_t ow = 0; ow < kOutW; ++ow)");
+  w.line("const int64_t w0 = ow * kStrideW - kPadW;");
+  w.line("const int64_t kw_begin = w0 < 0 ? (-w0 + kDilationW - 1) / kDilationW : 0;");
+  w.line("const int64_t kw_end = w0 >= kInW ? 0 : std::min<int64_t>(kKW, (kInW - w0 + kDilationW - 1) / kDilationW);");
+  w.line("alignas(64) float sum[kB] = {{}};");
+  w.open("for (int64_t kh = kh_begin; kh < kh_end; ++kh)");
+  w.open("for (int64_t kw = kw_begin; kw < kw_end; ++kw)");
+  w.line("const float* v = x + ((h0 + kh * kDilationH) * kInW + w0 + kw * kDilationW) * kB;");
+  w.line("for (int64_t c = 0; c < kB; ++c) sum[c] += v[c];");
+  w.close();
+  w.close();
+  if (include_pad) {
+    w.line("const int64_t taps_w = std::min<int64_t>(kKW, (kInW + kPadEndW - w0 + kDilationW - 1) / kDilationW);");
+    w.line("const float count = static_cast<float>(taps_h * taps_w);");
+  } else {
+    w.line("const float count = static_cast<float>((kh_end > kh_begin ? kh_end - kh_begin : 0) *");
+    w.line("                                       (kw_end > kw_begin ? kw_end - kw_begin : 0));");
+  }
+  w.line("float* out = y + (oh * kOutW + ow) * kB;");
+  w.line("for (int64_t c = 0; c < kB; ++c) out[c] = sum[c] / count;");
+  w.close();
+  w.close();
+  close_split_loop(k, parts);
+  return Status::ok();
+}
+
 Status emit_window_pool(CppKernel& k, PoolKind kind) {
   const Node& node = k.node;
   const TensorType& x = node.input(0)->type();
@@ -333,8 +395,9 @@ Status emit_window_pool(CppKernel& k, PoolKind kind) {
   const int64_t p = node.attrs().get_int("p", 2);
   const bool plain_float = t == DType::kFloat32 || t == DType::kFloat64;
   if (x.layout == Layout::kNCHWc) {
+    if (kind == PoolKind::kAverage) return emit_blocked_average_pool(k, g);
     if (kind != PoolKind::kMax || with_indices)
-      return internal_error("{}: only MaxPool without Indices has an NCHWc kernel", node.describe());
+      return internal_error("{}: only MaxPool without Indices and AveragePool have NCHWc kernels", node.describe());
     return emit_blocked_max_pool(k, g);
   }
   if (r == 2 && plain_float && !with_indices && kind != PoolKind::kLp)

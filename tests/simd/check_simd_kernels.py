@@ -165,6 +165,23 @@ NCHWC_GLOBAL_POOL = {
     "nchwc_global_max_batch2": ((2, 3, 7, 7), 16, "GlobalMaxPool"),
 }
 
+# Inception's module, which the layout pass keeps in NCHW8c through the concatenation: x -> stem
+# 3x3 to c0 + Relu -> four branches (1x1 to c1; 3x3 to c1; 1x1 to c1 then 3x3; the AveragePool
+# with `pool`'s attributes then 1x1 to c1), each + Relu -> Concat along the channels -> 1x1 to
+# c0 + Relu, a graph output. The concatenation copies whole channel blocks; the AveragePool sums
+# windows of blocked vectors.
+# name: (input NCHW, c0, c1, pool attributes)
+NCHWC_MODULES = {
+    # Inception-v2's pool branch: 3x3, stride 1, pads 1, the taps inside the input counted.
+    "nchwc_inception_avg3x3": ((1, 3, 13, 11), 16, 8,
+                               dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1])),
+    # Stride 2 with ceil_mode (the last windows past the padding), count_include_pad, batch 2;
+    # the branches' convolutions stride 2 to match.
+    "nchwc_inception_avg_ceil_pad_batch2": ((2, 5, 12, 9), 16, 16,
+                                            dict(kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1],
+                                                 ceil_mode=1, count_include_pad=1)),
+}
+
 # YOLOv8's C2f block with SiLU (Sigmoid, Mul) after every convolution: x -> 3x3 stride-2 stem to
 # c0 (NCHWc: the 1x1 reads it blocked) -> 1x1 c0 -> 2 c0 (row-major: a Split reads it) -> Split
 # in two -> 3x3 -> 3x3 + the first half (the bottleneck's residual, row-major: Concat reads it)
@@ -195,6 +212,7 @@ NCHWC_PATHS = {
     "MaxPool over NCHWc": "MaxPool over NCHW8c images",
     "NCHWc result of pixel tiles read in place": "input (no im2col); W packed into panels at compile time; Y NCHWc",
     "global pooling of NCHWc": "Pool over an NCHW8c image",
+    "AveragePool over NCHWc (an Inception module's Concat blocked)": "AveragePool over NCHW8c images",
 }
 
 # On AVX-512 a package compiled with --nchwc-block 16 as well: the chains whose channels are all
@@ -207,6 +225,7 @@ NCHWC16_PATHS = {
     "NCHW16c result, through an epilogue": "aotc_simd::blocked_epilogue_store<16>(",
     "MaxPool over NCHW16c": "MaxPool over NCHW16c images",
     "global pooling of NCHW16c": "Pool over an NCHW16c image",
+    "AveragePool over NCHW16c": "AveragePool over NCHW16c images",
 }
 
 # name: (A shape, B shape) of MatMul with a constant B and a bias Add (the fused epilogue).
@@ -360,6 +379,37 @@ def build_model(rng):
         nodes.append(helper.make_node("Add", [last, stem], [f"{name}_residual"], name=f"{name}_residual"))
         pooled = relu(f"{name}_relu", f"{name}_residual")
         nodes.append(helper.make_node(op, [pooled], [name], name=name))
+        outputs.append(name)
+
+    for name, (shape, c0, c1, pool) in NCHWC_MODULES.items():
+        x = f"{name}_x"
+        inputs.append(helper.make_tensor_value_info(x, TensorProto.FLOAT, list(shape)))
+        feeds[x] = rng.standard_normal(shape).astype(np.float32)
+        stem = relu(f"{name}_stem", conv(f"{name}_stem_conv", x, (c0, shape[1], 3, 3), pads=[1] * 4))
+        nodes.append(helper.make_node("AveragePool", [stem], [f"{name}_pool"], name=f"{name}_pool", **pool))
+        # The pool's output size: every branch strides (and pads) to it.
+        probe = helper.make_graph([helper.make_node("AveragePool", ["p"], ["q"], **pool)], "probe",
+                                  [helper.make_tensor_value_info("p", TensorProto.FLOAT, [1, c0] + list(shape[2:]))],
+                                  [helper.make_tensor_value_info("q", TensorProto.FLOAT, None)])
+        import onnxruntime as ort
+        pooled_shape = ort.InferenceSession(helper.make_model(probe, opset_imports=[helper.make_opsetid("", 17)])
+                                            .SerializeToString(), providers=["CPUExecutionProvider"]).run(
+            None, {"p": np.zeros([1, c0] + list(shape[2:]), np.float32)})[0].shape
+        stride = pool["strides"][0]
+        branch_pads = []
+        for axis in (0, 1):  # 3x3 branches: pads so that stride `stride` lands on the pooled size
+            need = (pooled_shape[2 + axis] - 1) * stride + 3 - shape[2 + axis]
+            branch_pads.append((need // 2, need - need // 2))
+        pads3 = [branch_pads[0][0], branch_pads[1][0], branch_pads[0][1], branch_pads[1][1]]
+        need1 = [(pooled_shape[2 + a] - 1) * stride + 1 - shape[2 + a] for a in (0, 1)]
+        pads1 = [0, 0, max(0, need1[0]), max(0, need1[1])]
+        b1 = relu(f"{name}_b1", conv(f"{name}_b1_conv", stem, (c1, c0, 1, 1), strides=[stride] * 2, pads=pads1))
+        b2 = relu(f"{name}_b2", conv(f"{name}_b2_conv", stem, (c1, c0, 3, 3), strides=[stride] * 2, pads=pads3))
+        b3 = relu(f"{name}_b3a", conv(f"{name}_b3a_conv", stem, (c1, c0, 1, 1)))
+        b3 = relu(f"{name}_b3", conv(f"{name}_b3_conv", b3, (c1, c1, 3, 3), strides=[stride] * 2, pads=pads3))
+        b4 = relu(f"{name}_b4", conv(f"{name}_b4_conv", f"{name}_pool", (c1, c0, 1, 1)))
+        nodes.append(helper.make_node("Concat", [b1, b2, b3, b4], [f"{name}_concat"], name=f"{name}_concat", axis=1))
+        relu(name, conv(f"{name}_last", f"{name}_concat", (c0, 4 * c1, 1, 1)))
         outputs.append(name)
 
     for name, (a_shape, b_shape) in MATMUL.items():
