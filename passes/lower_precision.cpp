@@ -126,9 +126,11 @@ class Lowering {
     }
     if (kRounding.count(n.op())) return true;
     if (!kClosed.count(n.op())) return false;
+    // Every float operand counts, those already lowered to the 16-bit width included (they hold
+    // activations, never integers: an integral value stays float32).
     bool any_float = false;
     for (const Value* v : n.inputs()) {
-      if (!v || v->dtype() != DType::kFloat32) continue;
+      if (!v || !is_float(v->dtype())) continue;
       if (!is_integral(v)) return false;
       any_float = true;
     }

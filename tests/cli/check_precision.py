@@ -55,14 +55,17 @@ def integer_model(path):
     requantized (x / s rounded, offset). Only the scaling's result may be stored at 16 bits."""
     s = numpy_helper.from_array(np.array(0.001, np.float32), "s")
     z = numpy_helper.from_array(np.array(3.0, np.float32), "z")
+    c = numpy_helper.from_array(np.array(64.0, np.float32), "c")
     nodes = [helper.make_node("Cast", ["acc"], ["acc_f"], name="widen", to=TensorProto.FLOAT),
              helper.make_node("Mul", ["acc_f", "s"], ["y"], name="scale"),
              helper.make_node("Div", ["y", "s"], ["q"], name="divide"),
              helper.make_node("Round", ["q"], ["r"], name="round"),
-             helper.make_node("Add", ["r", "z"], ["o"], name="offset")]
+             helper.make_node("Add", ["r", "z"], ["o"], name="offset"),
+             helper.make_node("Add", ["y", "c"], ["v"], name="shift")]
     graph = helper.make_graph(nodes, "integer", [helper.make_tensor_value_info("acc", TensorProto.INT32, [8, 16])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 16]),
-                               helper.make_tensor_value_info("o", TensorProto.FLOAT, [8, 16])], [s, z])
+                               helper.make_tensor_value_info("o", TensorProto.FLOAT, [8, 16]),
+                               helper.make_tensor_value_info("v", TensorProto.FLOAT, [8, 16])], [s, z, c])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
 
 
@@ -124,6 +127,8 @@ def main():
               and re.search(r"= Round\(%q\) : f32\[8x16\] @round", p.stderr) is not None
               and re.search(r"= Add\(%r, %z\) : f32\[8x16\] @offset", p.stderr) is not None,
               "the value to round, the rounding and the offset stay f32")
+        check(re.search(r"= Add\(%y_fp16, %c_fp16\) : f16\[8x16\] @shift", p.stderr) is not None,
+              "an activation plus an integer constant is stored in f16 (not integral)")
         if p.returncode != 0 or "@widen" not in p.stderr:
             print(p.stderr[-3000:])
 
