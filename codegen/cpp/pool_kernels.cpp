@@ -79,6 +79,21 @@ void emit_window_constants_2d(CodeWriter& w, const WindowGeometry& g) {
          g.dilations[0], g.dilations[1], g.pad_begin[0], g.pad_begin[1]);
 }
 
+/// Inside the loop over output rows `oh`: the window's first input row h0 and its taps
+/// [kh_begin, kh_end) that lie inside the input.
+void emit_window_rows(CodeWriter& w) {
+  w.line("const int64_t h0 = oh * kStrideH - kPadH;");
+  w.line("// The window's rows inside the input: taps [kh_begin, kh_end).");
+  w.line("const int64_t kh_begin = h0 < 0 ? (-h0 + kDilationH - 1) / kDilationH : 0;");
+  w.line("const int64_t kh_end = h0 >= kInH ? 0 : std::min<int64_t>(kKH, (kInH - h0 + kDilationH - 1) / kDilationH);");
+}
+
+/// Inside the loop over channel blocks `b` of an NCHWc pooling: x and y, that block's images.
+void emit_block_images(CppKernel& k) {
+  k.w.line("const float* AOTC_RESTRICT x = {} + b * kInH * kInW * kB;", k.in[0]);
+  k.w.line("float* AOTC_RESTRICT y = {} + b * kOutH * kOutW * kB;", k.out[0]);
+}
+
 /// 2-D MaxPool without Indices or AveragePool, row by row: each output row's interior columns
 /// are computed by loops along the row with no bounds tests (vectorisable); border columns and
 /// rows whose window reads no input use the per-tap window. AveragePool initialises the row
@@ -125,10 +140,7 @@ Status emit_row_window_pool(CppKernel& k, PoolKind kind, const WindowGeometry& g
     w.line("alignas(64) {} folded[kInW];", ct);
   }
   w.open("for (int64_t oh = 0; oh < kOutH; ++oh)");
-  w.line("const int64_t h0 = oh * kStrideH - kPadH;");
-  w.line("// The window's rows inside the input: taps [kh_begin, kh_end).");
-  w.line("const int64_t kh_begin = h0 < 0 ? (-h0 + kDilationH - 1) / kDilationH : 0;");
-  w.line("const int64_t kh_end = h0 >= kInH ? 0 : std::min<int64_t>(kKH, (kInH - h0 + kDilationH - 1) / kDilationH);");
+  emit_window_rows(w);
   w.line("{}* row = y + oh * kOutW;", ct);
   if (kind == PoolKind::kAverage && include_pad)
     w.line("const int64_t taps_h = std::min<int64_t>(kKH, (kInH + kPadEndH - h0 + kDilationH - 1) / kDilationH);  // in the padded input");
@@ -255,17 +267,14 @@ Status emit_blocked_max_pool(CppKernel& k, const WindowGeometry& g) {
          w_begin, w_end);
   const int parts = open_split_loop(k, "b", "kBlocks", "channel blocks", xd[0] * xd[1] / block,
                                     g.input[0] * g.input[1] * block);
-  w.line("const float* AOTC_RESTRICT x = {} + b * kInH * kInW * kB;", k.in[0]);
-  w.line("float* AOTC_RESTRICT y = {} + b * kOutH * kOutW * kB;", k.out[0]);
+  emit_block_images(k);
   // As the row-major kernel: the window's rows are folded into one row first (kh passes over
   // contiguous vectors), then each output pixel takes the maximum of kKW taps of it; the taps'
   // ranges are clamped to the input instead of testing each (a test per tap took 2.1x the
   // row-major kernel's time on ResNet-50's MaxPool).
   w.line("alignas(64) float folded[kInW * kB];");
   w.open("for (int64_t oh = 0; oh < kOutH; ++oh)");
-  w.line("const int64_t h0 = oh * kStrideH - kPadH;");
-  w.line("const int64_t kh_begin = h0 < 0 ? (-h0 + kDilationH - 1) / kDilationH : 0;");
-  w.line("const int64_t kh_end = h0 >= kInH ? 0 : std::min<int64_t>(kKH, (kInH - h0 + kDilationH - 1) / kDilationH);");
+  emit_window_rows(w);
   w.line("float* row = y + oh * kOutW * kB;");
   w.open("if (kh_begin >= kh_end)");
   w.line("std::fill(row, row + kOutW * kB, {});  // a window of padding only", lowest(DType::kFloat32));
@@ -341,12 +350,9 @@ Status emit_blocked_average_pool(CppKernel& k, const WindowGeometry& g) {
     w.line("constexpr int64_t kPadEndH = {}, kPadEndW = {};  // trailing pads", g.pad_end[0], g.pad_end[1]);
   const int parts = open_split_loop(k, "b", "kBlocks", "channel blocks", xd[0] * xd[1] / block,
                                     g.output[0] * g.output[1] * g.kernel[0] * g.kernel[1] * block);
-  w.line("const float* AOTC_RESTRICT x = {} + b * kInH * kInW * kB;", k.in[0]);
-  w.line("float* AOTC_RESTRICT y = {} + b * kOutH * kOutW * kB;", k.out[0]);
+  emit_block_images(k);
   w.open("for (int64_t oh = 0; oh < kOutH; ++oh)");
-  w.line("const int64_t h0 = oh * kStrideH - kPadH;");
-  w.line("const int64_t kh_begin = h0 < 0 ? (-h0 + kDilationH - 1) / kDilationH : 0;");
-  w.line("const int64_t kh_end = h0 >= kInH ? 0 : std::min<int64_t>(kKH, (kInH - h0 + kDilationH - 1) / kDilationH);");
+  emit_window_rows(w);
   if (include_pad)
     w.line("const int64_t taps_h = std::min<int64_t>(kKH, (kInH + kPadEndH - h0 + kDilationH - 1) / kDilationH);");
   w.open("for (int64_t ow = 0; ow < kOutW; ++ow)");
