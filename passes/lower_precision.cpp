@@ -114,8 +114,12 @@ class Lowering {
 
   /// Whether `n`'s float32 results are integral: integer-valued by construction (an integer
   /// converted, a rounding), or a ring or data-movement op of integral float operands only.
+  /// Ops whose result is an integer whatever their operand.
+  static bool is_rounding(std::string_view op) {
+    return op == "Round" || op == "Floor" || op == "Ceil" || op == "Sign";
+  }
+
   bool has_integral_result(const Node& n) const {
-    static const std::set<std::string, std::less<>> kRounding = {"Round", "Floor", "Ceil", "Sign"};
     static const std::set<std::string, std::less<>> kClosed = {
         "Add", "Sub", "Mul", "Neg", "Abs", "MatMul", "Conv", "Clip", "Max", "Min", "Relu", "ReduceSum",
         "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Transpose", "Slice", "Gather", "Concat", "Split",
@@ -124,7 +128,7 @@ class Lowering {
       const Value* from = n.input(0);
       return from && (is_integer(from->dtype()) || from->dtype() == DType::kBool);
     }
-    if (kRounding.count(n.op())) return true;
+    if (is_rounding(n.op())) return true;
     if (!kClosed.count(n.op())) return false;
     // Every float operand counts, those already lowered to the 16-bit width included (they hold
     // activations, never integers: an integral value stays float32).
@@ -145,7 +149,7 @@ class Lowering {
       const Value* v = n.output(i);
       if (!v->has_uses()) return false;
       for (const Use& u : v->uses())
-        if (u.user->op() != "Round" && u.user->op() != "Floor" && u.user->op() != "Ceil") return false;
+        if (!is_rounding(u.user->op())) return false;
     }
     return true;
   }

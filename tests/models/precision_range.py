@@ -93,13 +93,9 @@ def storage_rounded_run(model, feeds, precision):
 
     nodes, renamed = [], {}
     for node in m.graph.node:  # topologically ordered: readers come after their producers
-        original_inputs = list(node.input)
+        keeps_integers = integral_result(node)  # on the model's own names, before the renaming
         node.input[:] = [renamed.get(x, x) for x in node.input]
         nodes.append(node)
-        saved = node.input[:]
-        node.input[:] = original_inputs
-        keeps_integers = integral_result(node)
-        node.input[:] = saved
         for name in node.output:
             if keeps_integers:
                 integral.add(name)

@@ -387,14 +387,13 @@ def build_model(rng):
         feeds[x] = rng.standard_normal(shape).astype(np.float32)
         stem = relu(f"{name}_stem", conv(f"{name}_stem_conv", x, (c0, shape[1], 3, 3), pads=[1] * 4))
         nodes.append(helper.make_node("AveragePool", [stem], [f"{name}_pool"], name=f"{name}_pool", **pool))
-        # The pool's output size: every branch strides (and pads) to it.
+        # The pool's output size (ONNX shape inference): every branch strides (and pads) to it.
         probe = helper.make_graph([helper.make_node("AveragePool", ["p"], ["q"], **pool)], "probe",
                                   [helper.make_tensor_value_info("p", TensorProto.FLOAT, [1, c0] + list(shape[2:]))],
                                   [helper.make_tensor_value_info("q", TensorProto.FLOAT, None)])
-        import onnxruntime as ort
-        pooled_shape = ort.InferenceSession(helper.make_model(probe, opset_imports=[helper.make_opsetid("", 17)])
-                                            .SerializeToString(), providers=["CPUExecutionProvider"]).run(
-            None, {"p": np.zeros([1, c0] + list(shape[2:]), np.float32)})[0].shape
+        inferred = onnx.shape_inference.infer_shapes(
+            helper.make_model(probe, opset_imports=[helper.make_opsetid("", 17)]), strict_mode=True)
+        pooled_shape = [d.dim_value for d in inferred.graph.output[0].type.tensor_type.shape.dim]
         stride = pool["strides"][0]
         branch_pads = []
         for axis in (0, 1):  # 3x3 branches: pads so that stride `stride` lands on the pooled size
