@@ -100,7 +100,12 @@ class FrontendTest : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    fs::remove_all(dir_);
+    // ctest runs each test in its own process: the per-process folder goes too once empty.
+    std::error_code ignored;
+    fs::remove(dir_.parent_path(), ignored);
+  }
 
   std::string write(ModelBuilder& b, const std::string& file = "model.onnx") {
     std::string path = (dir_ / file).string();
