@@ -4,6 +4,7 @@
 // computes with output pixels as the GEMM's rows; the row-major forms and the dispatch are in
 // conv_kernels.cpp.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "codegen/cpp/conv_kernels.h"
@@ -12,9 +13,10 @@
 namespace aotc::codegen {
 
 /// Declares `store`, the Store policy of a GEMM with output pixels as rows and channels as
-/// columns writing `y`, image n of an NCHWc result: aotc_simd::BlockedStore, or with a bias or an
-/// epilogue, a BlockedEpilogueStore, whose epilogue writes each channel block of a tile as one
-/// run of consecutive floats. The epilogue's operands have the result's shape and layout (the
+/// columns writing `y`, image n of an NCHWc result: aotc_simd::BlockedStore; with a bias and an
+/// epilogue of at most a residual and a clamp (Epilogue::clamp_form), a BlockedClampStore,
+/// which applies them to the accumulators; with any other epilogue, a BlockedEpilogueStore,
+/// whose epilogue writes each channel block of a tile as one run of consecutive floats. The epilogue's operands have the result's shape and layout (the
 /// layout pass keeps it so), so each is read at the element's own flat index.
 Status emit_blocked_gemm_store(CppKernel& k, const ConvParams& p) {
   CodeWriter& w = k.w;
@@ -25,6 +27,16 @@ Status emit_blocked_gemm_store(CppKernel& k, const ConvParams& p) {
   }
   if (k.epilogue && !k.epilogue->operands_have_result_shape())
     return internal_error("{}: an NCHWc result with a broadcast epilogue operand", k.node.describe());
+  const std::string bias = p.has_bias ? k.in[2] : "nullptr";
+  const std::optional<ClampEpilogue> clamp = k.epilogue ? k.epilogue->clamp_form() : ClampEpilogue{};
+  if (clamp) {
+    w.line("// The epilogue applied to the accumulators, stored straight into Y.");
+    w.line("aotc_simd::BlockedClampStore<kOutPlane, {}, {}, {}, {}> store{{y, {}, {}, {}, {}}};", block,
+           !clamp->residual.empty(), !clamp->lo.empty(), !clamp->hi.empty(), bias,
+           clamp->residual.empty() ? "nullptr" : clamp->residual + " + n * kOutC * kOutPlane",
+           clamp->lo.empty() ? "0.0f" : clamp->lo, clamp->hi.empty() ? "0.0f" : clamp->hi);
+    return Status::ok();
+  }
   w.open("auto store = aotc_simd::blocked_epilogue_store<{}>([&](const float* tile, int64_t tile_ld, int64_t i0, "
          "int64_t j0, int rows, int cols)",
          block);
@@ -42,7 +54,7 @@ Status emit_blocked_gemm_store(CppKernel& k, const ConvParams& p) {
   }
   w.close();
   w.close();
-  w.close(fmt::format(", {});", p.has_bias ? k.in[2] : "nullptr"));
+  w.close(fmt::format(", {});", bias));
   return Status::ok();
 }
 
@@ -60,9 +72,9 @@ Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
   const bool out_blocked = nchwc(k.result(0));
   // 14-row tiles into NCHWc only: with the TransposedStore's copy an accumulator of the
   // 49-pixel 1x1s went to the stack (objdump: a multiply-add with a stack operand).
-  const SimdTile tile = with_rows(out_blocked ? pixel_rows_tile(facts, g.output[0] * g.output[1], p.out_c)
-                                              : transposed_store_tile(facts, k.epilogue),
-                                  params);
+  SimdTile tile = with_rows(out_blocked ? pixel_rows_tile(facts, g.output[0] * g.output[1], p.out_c)
+                                        : transposed_store_tile(facts, k.epilogue),
+                            params);
   if (!packed_weight(node, 1, k.operand(1), k.ctx))
     return internal_error("{}: NCHWc input without its weights packed at compile time", node.describe());
   if (p.group != 1)
@@ -74,6 +86,10 @@ Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
   const int64_t read_w = (g.output[1] - 1) * g.strides[1] + (g.kernel[1] - 1) * g.dilations[1] + 1;
   const bool padded = !matrix && (g.pad_begin[0] > 0 || g.pad_begin[1] > 0 || read_h > g.input[0] ||
                                   read_w > g.input[1]);
+  // Windows in tiles within the output lines, one pointer per tile (LineWindows), where the
+  // lines split evenly enough; otherwise tiles over consecutive pixels (PixelRows).
+  const LineTile line = matrix ? LineTile{} : pixel_line_tile(g.output[1], tile.mr);
+  if (line.mr > 0) tile.mr = line.mr;
   const int64_t image_h = padded ? read_h : g.input[0], image_w = padded ? read_w : g.input[1];
   const int64_t m = g.output[0] * g.output[1], n = p.out_c;
   const int64_t kk = p.in_c * g.kernel[0] * g.kernel[1];
@@ -115,10 +131,13 @@ Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
     w.line("constexpr int64_t kImageH = {}, kImageW = {};  // the image the windows read", image_h, image_w);
     w.line("using Window = aotc_simd::BlockedWindow<kInC, kImageH, kImageW, kKH, kKW, kStrideH, kStrideW,");
     w.line("                                        kDilationH, kDilationW, kOutH, kOutW, kInB>;");
-    a_layout = "aotc_simd::PixelRows<Window, kMR>";
+    a_layout = line.mr > 0 ? fmt::format("aotc_simd::LineWindows<Window, kMR, {}>", line.tiles)
+                           : "aotc_simd::PixelRows<Window, kMR>";
   }
+  w.line("using ARows = {};", a_layout);
   w.line("constexpr int64_t kM = kOutPlane, kN = kOutC, kK = kInC * kTaps;");
-  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = aotc_simd::row_tiles(kM, kMR);");
+  w.line("constexpr int64_t kPanels = aotc_simd::panels(kN), kRowTiles = {};",
+         line.mr > 0 ? "ARows::kRowTiles" : "aotc_simd::row_tiles(kM, kMR)");
   w.line("constexpr int64_t kGroup = {};  // B panels per group", group);
   std::string padded_base;
   if (padded) {
@@ -141,7 +160,7 @@ Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
   }
   AOTC_RETURN_IF_ERROR(emit_gemm_part_begin(k, p, split, blocking, partial_base, "kOutPlane", out_blocked));
   if (!out_blocked) w.line("aotc_simd::TransposedStore<decltype(store)> transposed{{store}};");
-  w.line("aotc_simd::gemm<kM, kN, kK, {}, kGroup, kKc, kRowBlock>(", a_layout);
+  w.line("aotc_simd::gemm<kM, kN, kK, ARows, kGroup, kKc, kRowBlock>(");
   w.line("    src, wg, {}, partial, panel_begin, panel_end, row_begin, row_end);",
          out_blocked ? "store" : "transposed");
   emit_parallel_end(k, split);

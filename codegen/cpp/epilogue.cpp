@@ -180,6 +180,50 @@ bool Epilogue::evaluates_exponential() const {
                      [](const Node* n) { return kOps.count(n->op()) > 0; });
 }
 
+std::optional<ClampEpilogue> Epilogue::clamp_form() const {
+  if (out_dtype_ != DType::kFloat32) return std::nullopt;
+  auto operand_of = [&](const Value* v) -> const Operand* {
+    for (const Operand& op : operands_)
+      if (op.param == v) return &op;
+    return nullptr;
+  };
+  ClampEpilogue form;
+  const Value* current = body_.anchor->output(0);
+  if (current->dtype() != DType::kFloat32) return std::nullopt;
+  size_t at = 0;
+  const auto& nodes = body_.elementwise;
+  if (at < nodes.size() && nodes[at]->op() == "Add" && nodes[at]->num_inputs() == 2) {
+    const Node& add = *nodes[at];
+    const int other = add.input(0) == current ? 1 : add.input(1) == current ? 0 : -1;
+    const Operand* residual = other < 0 ? nullptr : operand_of(add.input(other));
+    if (!residual || residual->hoisted || residual->dims != out_dims_ ||
+        residual->param->dtype() != DType::kFloat32)
+      return std::nullopt;
+    form.residual = residual->ptr;
+    current = add.output(0);
+    ++at;
+  }
+  if (at < nodes.size() && nodes[at]->input(0) == current) {
+    const Node& clamp = *nodes[at];
+    if (clamp.op() == "Relu") {
+      form.lo = "0.0f";
+    } else if (clamp.op() == "Clip") {
+      for (int i = 1; i < clamp.num_inputs() && i < 3; ++i) {
+        if (!clamp.input(i)) continue;
+        const Operand* bound = operand_of(clamp.input(i));
+        if (!bound || !bound->hoisted || bound->param->dtype() != DType::kFloat32) return std::nullopt;
+        (i == 1 ? form.lo : form.hi) = bound->name;
+      }
+    } else {
+      return std::nullopt;
+    }
+    current = clamp.output(0);
+    ++at;
+  }
+  if (at != nodes.size() || current != body_.graph->outputs()[0]) return std::nullopt;
+  return form;
+}
+
 Status Epilogue::emit_store(CodeWriter& w, const std::string& value,
                             const std::vector<AxisRange>& coords, const std::string& out_ptr,
                             const std::string& out_index) const {

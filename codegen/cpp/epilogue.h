@@ -7,6 +7,7 @@
 /// CppKernel::epilogue. It then writes Epilogue::emit_prologue once before its loops and calls
 /// Epilogue::emit_store wherever it would store a result element, saying which result element
 /// that is (AxisRange), so that each epilogue operand is read at its broadcast position.
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -34,6 +35,13 @@ struct AxisRange {
   std::string index;
 };
 
+/// An epilogue simple enough to apply to whole vectors of accumulators: the anchor's result,
+/// plus an operand of the result's shape (a residual), then clamped to [lo, hi] (Relu, Clip).
+struct ClampEpilogue {
+  std::string residual;  ///< C name of the residual's pointer; "" for none.
+  std::string lo, hi;    ///< The bounds as C expressions (names emit_prologue defines); "" for none.
+};
+
 class Epilogue {
  public:
   /// The epilogue of an anchored Fused node; `fused` is the kernel being written for that node
@@ -54,6 +62,11 @@ class Epilogue {
   /// Whether some node evaluates an exponential (or erf, tanh, log) per element: SiLU's
   /// Sigmoid, GELU, Tanh. Such an epilogue costs as much per element as a short reduction.
   bool evaluates_exponential() const;
+  /// The epilogue as a ClampEpilogue, when it is one: f32 throughout, at most an Add of an
+  /// operand of the result's shape, then at most a Relu or a Clip whose bounds are single
+  /// elements. Applied as max(lo, v) then min(hi, v), which keep a NaN and give hi when
+  /// lo > hi, as the element-wise Relu and Clip do.
+  std::optional<ClampEpilogue> clamp_form() const;
 
  private:
   struct Operand {

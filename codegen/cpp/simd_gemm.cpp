@@ -20,6 +20,15 @@ SimdTile pixel_rows_tile(const TargetFacts& facts, int64_t pixels, int64_t colum
   return tile;
 }
 
+LineTile pixel_line_tile(int64_t line, int64_t max_rows) {
+  const int64_t fewest = (line + max_rows - 1) / max_rows;
+  for (int64_t tiles = fewest; tiles <= fewest + 2; ++tiles) {
+    const int64_t mr = (line + tiles - 1) / tiles, tail = line - (tiles - 1) * mr;
+    if (mr >= 4 && tail >= 1 && 2 * tail >= mr) return {mr, tiles};
+  }
+  return {};
+}
+
 SimdTile transposed_store_tile(const TargetFacts& facts, const Epilogue* epilogue) {
   SimdTile tile = simd_tile(facts);
   constexpr int64_t kVectorRows = 8;  // V256's 8 x 8 transposition: one 8-lane run per channel

@@ -28,6 +28,16 @@ SimdTile simd_tile(const TargetFacts& facts);
 /// went to the stack (MobileNetV2's projections to 24 channels 2.5x slower).
 SimdTile pixel_rows_tile(const TargetFacts& facts, int64_t pixels, int64_t columns);
 
+/// Row tiles within the output lines of a convolution (aotc_simd::LineWindows): `tiles` per line
+/// of `line` pixels, `mr` rows each (at most max_rows) but the last of a line, which has the
+/// rest. None (mr 0) where every way leaves the last tile under half as high as the others, or
+/// tiles under 4 rows, whose few accumulators would wait on their own chains.
+struct LineTile {
+  int64_t mr = 0;
+  int64_t tiles = 0;
+};
+LineTile pixel_line_tile(int64_t line, int64_t max_rows);
+
 /// The register tile of a GEMM with output pixels as rows whose tiles the TransposedStore
 /// writes into a row-major result through `epilogue` (or none): on AVX-512, 8 rows where the
 /// epilogue evaluates an exponential per element, so that each channel's run of a tile's pixels

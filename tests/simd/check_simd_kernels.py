@@ -180,6 +180,10 @@ NCHWC_MODULES = {
     "nchwc_inception_avg_ceil_pad_batch2": ((2, 5, 12, 9), 16, 16,
                                             dict(kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1],
                                                  ceil_mode=1, count_include_pad=1)),
+    # Output lines 3 pixels wide: the strided 3x3 branches' tiles run across lines (PixelRows),
+    # too short for tiles of their own (LineWindows).
+    "nchwc_inception_narrow": ((1, 3, 7, 6), 16, 8,
+                               dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
 }
 
 # YOLOv8's C2f block with SiLU (Sigmoid, Mul) after every convolution: x -> 3x3 stride-2 stem to
@@ -206,6 +210,10 @@ NCHWC_PATHS = {
     "1x1 reading NCHWc": "aotc_simd::BlockedPixels<kInPlane, kMR, kInB>",
     "NCHWc result, stored directly": "aotc_simd::BlockedStore<kOutPlane, 8>",
     "NCHWc result, through an epilogue": "aotc_simd::blocked_epilogue_store<8>(",
+    "NCHWc result, bias and clamp in registers": "aotc_simd::BlockedClampStore<kOutPlane, 8, false,",
+    "NCHWc result, residual and clamp in registers": "aotc_simd::BlockedClampStore<kOutPlane, 8, true,",
+    "NCHWc input by windows in line tiles": "aotc_simd::LineWindows<Window, kMR,",
+    "NCHWc input by windows in tiles across lines": "aotc_simd::PixelRows<Window, kMR>",
     "NCHWc input, row-major result": "Y row-major (tiles transposed)",
     "NCHWc input by windows of a padded copy": "input by windows of a zero-padded copy",
     "NCHWc input by windows in place": "input by windows, in place",
@@ -223,6 +231,7 @@ NCHWC16_PATHS = {
     "1x1 reading NCHW16c": "constexpr int64_t kInB = 16;",
     "NCHW16c result, stored directly": "aotc_simd::BlockedStore<kOutPlane, 16>",
     "NCHW16c result, through an epilogue": "aotc_simd::blocked_epilogue_store<16>(",
+    "NCHW16c result, the epilogue in registers": "aotc_simd::BlockedClampStore<kOutPlane, 16,",
     "MaxPool over NCHW16c": "MaxPool over NCHW16c images",
     "global pooling of NCHW16c": "Pool over an NCHW16c image",
     "AveragePool over NCHW16c": "AveragePool over NCHW16c images",
