@@ -88,7 +88,7 @@ Status emit_conv_blocked_input(CppKernel& k, const ConvParams& p) {
                                   read_w > g.input[1]);
   // Windows in tiles within the output lines, one pointer per tile (LineWindows), where the
   // lines split evenly enough; otherwise tiles over consecutive pixels (PixelRows).
-  const LineTile line = matrix ? LineTile{} : pixel_line_tile(g.output[1], tile.mr);
+  const LineTile line = matrix ? LineTile{} : pixel_line_tile(g.output[1], line_tile_max_rows(facts, p.out_c, params));
   if (line.mr > 0) tile.mr = line.mr;
   const int64_t image_h = padded ? read_h : g.input[0], image_w = padded ? read_w : g.input[1];
   const int64_t m = g.output[0] * g.output[1], n = p.out_c;

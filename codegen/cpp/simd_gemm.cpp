@@ -21,12 +21,20 @@ SimdTile pixel_rows_tile(const TargetFacts& facts, int64_t pixels, int64_t colum
 }
 
 LineTile pixel_line_tile(int64_t line, int64_t max_rows) {
+  // The fewest tiles whose last is at least half as high as the others.
   const int64_t fewest = (line + max_rows - 1) / max_rows;
-  for (int64_t tiles = fewest; tiles <= fewest + 2; ++tiles) {
+  for (int64_t tiles = fewest; tiles <= line / 4; ++tiles) {
     const int64_t mr = (line + tiles - 1) / tiles, tail = line - (tiles - 1) * mr;
     if (mr >= 4 && tail >= 1 && 2 * tail >= mr) return {mr, tiles};
   }
   return {};
+}
+
+int64_t line_tile_max_rows(const TargetFacts& facts, int64_t columns, const KernelParams& params) {
+  if (params.mr > 0) return params.mr;
+  constexpr int64_t kTallRows = 14;  // aotc_simd::kMaxTileRows on AVX-512
+  const SimdTile tile = simd_tile(facts);
+  return facts.vector_registers >= 32 && columns % tile.nr == 0 ? kTallRows : tile.mr;
 }
 
 SimdTile transposed_store_tile(const TargetFacts& facts, const Epilogue* epilogue) {

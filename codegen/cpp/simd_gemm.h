@@ -37,6 +37,10 @@ struct LineTile {
   int64_t tiles = 0;
 };
 LineTile pixel_line_tile(int64_t line, int64_t max_rows);
+/// The most rows line tiles of a product with `columns` columns take: the tuned rows
+/// (KernelParams::mr) if any, else 14 where the registers hold them (AVX-512) and no panel is
+/// ragged (as pixel_rows_tile), else simd_tile's.
+int64_t line_tile_max_rows(const TargetFacts& facts, int64_t columns, const KernelParams& params);
 
 /// The register tile of a GEMM with output pixels as rows whose tiles the TransposedStore
 /// writes into a row-major result through `epilogue` (or none): on AVX-512, 8 rows where the

@@ -103,6 +103,9 @@ CONV = {
     # Output rows of 2 pixels: a pixel tile spans three rows (the packing's per-element path).
     "conv3x3_s2_narrow_transposed": ((1, 64, 10, 4), (64, 64, 3, 3), (2, 2), (1, 1), (1, 1, 1, 1), 1),
     "conv3x3_transposed_in_place": ((1, 128, 32, 33), (64, 128, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    # Output lines of 3 pixels, too short for tiles of their own (LineWindows): the tiles run
+    # across lines (PixelRows).
+    "conv3x3_transposed_in_place_narrow": ((1, 128, 400, 3), (64, 128, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
 }
 
 # The SIMD convolution paths, each named by what its generated code calls.
@@ -111,6 +114,7 @@ CONV_PATHS = {
     "shifted": "aotc_simd::ShiftedRows<Shifted>",
     "transposed, packed pixels": "aotc_simd::pack_pixel_rows<Shifted>",
     "transposed, pixels in place": "aotc_simd::PixelRows<Shifted, kMR>",
+    "transposed, pixels in place in line tiles": "aotc_simd::LineWindows<Shifted, kMR,",
 }
 
 # MobileNet-style chains, which the layout pass (passes/legalize_layout.h) keeps in NCHW8c

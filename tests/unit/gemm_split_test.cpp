@@ -56,5 +56,34 @@ TEST(GemmSplit, PrepackedRowsWhenTheySplitEvenly) {
   EXPECT_FALSE(s.by_panels);
 }
 
+// Row tiles within output lines (aotc_simd::LineWindows): the fewest tiles per line whose last
+// is at least half as high as the others, none under 4 rows.
+TEST(PixelLineTile, EvenLinesAndShortTails) {
+  // SqueezeNet's 3x3 expands at 55 x 55 and its stride-2 stem at 111 x 111, 14 rows at most.
+  EXPECT_EQ(pixel_line_tile(55, 14).mr, 14);
+  EXPECT_EQ(pixel_line_tile(55, 14).tiles, 4);  // 14, 14, 14, 13
+  EXPECT_EQ(pixel_line_tile(111, 14).tiles, 8);  // 7 x 14, 13
+  // 12 rows at most: 111 = 9 x 12 + 3 leaves a tail of 3; the first split whose tail is at
+  // least half a tile is 13 x 8 + 7.
+  EXPECT_EQ(pixel_line_tile(111, 12).mr, 8);
+  EXPECT_EQ(pixel_line_tile(111, 12).tiles, 14);
+  // ResNet-50's 7 x 7: one tile per line.
+  EXPECT_EQ(pixel_line_tile(7, 14).mr, 7);
+  EXPECT_EQ(pixel_line_tile(7, 14).tiles, 1);
+  // Lines of 3 pixels: tiles of 3 rows would wait on their own chains; none.
+  EXPECT_EQ(pixel_line_tile(3, 14).mr, 0);
+}
+
+TEST(PixelLineTile, MostRows) {
+  KernelParams params;
+  const TargetFacts& avx512 = TargetRegistry::instance().find("x86-64-avx512")->facts();
+  const TargetFacts& avx2 = TargetRegistry::instance().find("x86-64-avx2")->facts();
+  EXPECT_EQ(line_tile_max_rows(avx512, 64, params), 14);
+  EXPECT_EQ(line_tile_max_rows(avx512, 48, params), 12);  // a ragged panel needs a register
+  EXPECT_EQ(line_tile_max_rows(avx2, 64, params), 6);
+  params.mr = 9;  // tuned
+  EXPECT_EQ(line_tile_max_rows(avx512, 64, params), 9);
+}
+
 }  // namespace
 }  // namespace aotc::codegen

@@ -201,6 +201,9 @@ struct ShiftedConv {
       });
   static constexpr int64_t kIH = IH, kIW = IW, kPH = PH, kPW = PW, kC = C, kSH = SH, kSW = SW;
   static constexpr int64_t kOW = OW, kPixels = OH * OW;
+  /// Output pixels per line, and the floats between neighbours' taps in a line (LineWindows):
+  /// a line's pixels are consecutive in every phase plane.
+  static constexpr int64_t kOutW = OW, kStep = 1;
   /// Whether the tiles of PixelRows over these planes prefetch B (see gemm): no.
   static constexpr bool kPrefetchB = false;
   /// Grid position of output pixel q = oh * OW + ow (the transposed order's rows).
