@@ -376,7 +376,10 @@ class Tuner {
     if (rc == kTimedOut) late_ = true;
     static const std::regex median_re("median ([0-9.]+) ms");
     std::smatch m;
-    if (rc != 0 || !std::regex_search(out, m, median_re)) return -1;
+    if (rc != 0 || !std::regex_search(out, m, median_re)) {
+      last_failure_ = rc == kTimedOut ? "stopped at the deadline" : fmt::format("exit status {}: {}", rc, tail_of(out));
+      return -1;
+    }
     return std::stod(m[1].str());
   }
 
@@ -517,6 +520,9 @@ class Tuner {
     record.threads = k.threads;
     if (k.rounds[0].empty()) {
       ++summary_.failed;
+      summary_.warnings.push_back(
+          fmt::format("kernel '{}': the cost model's choice failed in a timed round ({}); not tuned", k.key,
+                      last_failure_));
       return true;
     }
     record.cost_model_ms = median(k.rounds[0]);
@@ -552,6 +558,8 @@ class Tuner {
   Clock::time_point start_, deadline_;
   /// A run or build was stopped at the deadline: what it was for is left to the cost model.
   bool late_ = false;
+  /// Why the last runner that failed did (its exit status and output's last lines).
+  std::string last_failure_;
   bool ninja_ = true;
   fs::path work_;
   std::vector<std::unique_ptr<Graph>> graphs_;
