@@ -471,7 +471,8 @@ class Tuner {
     if (late_) return false;
     if (probe < 0) {
       ++summary_.failed;
-      summary_.warnings.push_back(fmt::format("kernel '{}': the cost model's choice did not run; not tuned", k.key));
+      summary_.warnings.push_back(
+          fmt::format("kernel '{}': the cost model's choice did not run ({}); not tuned", k.key, last_failure_));
       return true;
     }
     const int runs = static_cast<int>(std::clamp(20.0 / std::max(probe, 1e-3), 5.0, k.cold ? 40.0 : 200.0));
@@ -499,6 +500,7 @@ class Tuner {
       }
     }
     k.rounds.assign(n, {});
+    std::string cost_model_failure;  // why the cost model's runner failed in a round, if it did
     for (int r = 0; r < o_.rounds; ++r) {
       // Alternating order, so that a change in the machine's load hits every candidate alike.
       for (size_t i = 0; i < n; ++i) {
@@ -510,6 +512,7 @@ class Tuner {
         } else {  // a run that failed once is not trusted: the candidate is dropped
           usable[c] = false;
           k.rounds[c].clear();
+          if (c == 0) cost_model_failure = last_failure_;
         }
       }
     }
@@ -522,7 +525,7 @@ class Tuner {
       ++summary_.failed;
       summary_.warnings.push_back(
           fmt::format("kernel '{}': the cost model's choice failed in a timed round ({}); not tuned", k.key,
-                      last_failure_));
+                      cost_model_failure));
       return true;
     }
     record.cost_model_ms = median(k.rounds[0]);
@@ -558,7 +561,8 @@ class Tuner {
   Clock::time_point start_, deadline_;
   /// A run or build was stopped at the deadline: what it was for is left to the cost model.
   bool late_ = false;
-  /// Why the last runner that failed did (its exit status and output's last lines).
+  /// Why the last runner that failed did (its exit status and output's last lines), for the
+  /// warnings.
   std::string last_failure_;
   bool ninja_ = true;
   fs::path work_;

@@ -112,13 +112,13 @@ class Lowering {
     return true;
   }
 
-  /// Whether `n`'s float32 results are integral: integer-valued by construction (an integer
-  /// converted, a rounding), or a ring or data-movement op of integral float operands only.
   /// Ops whose result is an integer whatever their operand.
   static bool is_rounding(std::string_view op) {
     return op == "Round" || op == "Floor" || op == "Ceil" || op == "Sign";
   }
 
+  /// Whether `n`'s float32 results are integral: integer-valued by construction (an integer
+  /// converted, a rounding), or a ring or data-movement op of integral float operands only.
   bool has_integral_result(const Node& n) const {
     static const std::set<std::string, std::less<>> kClosed = {
         "Add", "Sub", "Mul", "Neg", "Abs", "MatMul", "Conv", "Clip", "Max", "Min", "Relu", "ReduceSum",

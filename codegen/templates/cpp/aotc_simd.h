@@ -353,7 +353,7 @@ struct ALayout {
   static constexpr int kRows = kMR;
   static_assert(kMR <= kMaxTileRows, "more rows than the registers hold");
   static constexpr bool kPrefetchB = true;  // see gemm
-  static constexpr bool kLines = false;  // row tiles run over all M rows (see tile_at)
+  static constexpr bool kLines = false;  // row tiles run over all M rows (RowTiling)
   template <int MR, int64_t K>
   static AOTC_SIMD_INLINE auto rows(const float* a, int64_t r, int64_t k0) {
     constexpr int64_t kAR = kPacked ? 1 : kLda, kAC = kPacked ? MR : 1;
@@ -374,7 +374,7 @@ struct PixelRows {
   static_assert(kMR <= kMaxTileRows, "more rows than the registers hold");
   // A's rows at MR pointers (OffsetRows): whether the tiles prefetch B is S's (see gemm).
   static constexpr bool kPrefetchB = S::kPrefetchB;
-  static constexpr bool kLines = false;  // row tiles run over all M rows (see tile_at)
+  static constexpr bool kLines = false;  // row tiles run over all M rows (RowTiling)
   template <int MR, int64_t K>
   static AOTC_SIMD_INLINE OffsetRows<MR> rows(const float* a, int64_t r, int64_t k0) {
     OffsetRows<MR> o;
@@ -441,47 +441,48 @@ struct ShiftedRows {
   static constexpr const int64_t* offsets() { return T::kOffsets.at; }
 };
 
+/// Where the row tiles of an M-row product lie: by default one after another over all M rows,
+/// tile r at row r * MR, the last M % MR rows high; an A layout with kLines (LineWindows) says
+/// it itself (tiles within output lines, each line's last one kTailRows high).
+template <typename A, int64_t M, bool kLines = A::kLines>
+struct RowTiling {
+  static constexpr int kTailRows = static_cast<int>(M % A::kRows);  // 0: no shorter tile
+  static constexpr bool full(int64_t r) { return r < M / A::kRows; }
+  static constexpr int64_t first_row(int64_t r) { return r * A::kRows; }
+};
+template <typename A, int64_t M>
+struct RowTiling<A, M, true> {
+  static constexpr int kTailRows = A::kTailRows == A::kRows ? 0 : A::kTailRows;
+  static constexpr bool full(int64_t r) { return A::full(r); }
+  static constexpr int64_t first_row(int64_t r) { return A::first_pixel(r); }
+};
+
 /// The register tile (r, j) over rows [k0, k0 + KB) of B, as `kPart` says.
 template <int64_t M, int64_t N, int64_t K, typename A, typename BR, int64_t KB, KBlock kPart,
           typename Store>
 AOTC_SIMD_INLINE void tile_at(const float* a, const float* bp, float* partial, Store& store,
                               int64_t r, int64_t j, int64_t k0, Prefetch pf = {}) {
+  using Tiling = RowTiling<A, M>;
   constexpr int MR = A::kRows, NR = kTileCols;
-  constexpr int64_t kFullPanels = N / NR, kFullRows = M / MR;
-  constexpr int kTailCols = static_cast<int>(N % NR), kTailRows = static_cast<int>(M % MR);
+  constexpr int64_t kFullPanels = N / NR;
+  constexpr int kTailCols = static_cast<int>(N % NR), kTailRows = Tiling::kTailRows;
   constexpr bool kS = BR::kShifted;
   const int64_t* off = kS ? BR::offsets() + k0 : nullptr;
   const float* b_full = kS ? bp + j * NR : bp + j * NR * K + k0 * NR;
   const float* b_tail = kS ? bp + j * NR : bp + j * NR * K + k0 * kTailCols;
-  if constexpr (A::kLines) {
-    // Tiles within lines (LineWindows): each line's last tile may be shorter.
-    constexpr int kLineTail = A::kTailRows;
-    const auto ar = A::template rows<MR, K>(a, r, k0);
-    const int64_t i0 = A::first_pixel(r);
-    if (A::full(r)) {
-      if (j < kFullPanels)
-        tile<MR, NR, KB, kPart, kS>(ar, b_full, off, partial, store, i0, j * NR, pf);
-      else if constexpr (kTailCols > 0)
-        tile<MR, kTailCols, KB, kPart, kS>(ar, b_tail, off, partial, store, i0, j * NR, pf);
-    } else if constexpr (kLineTail != MR) {
-      if (j < kFullPanels)
-        tile<kLineTail, NR, KB, kPart, kS>(ar, b_full, off, partial, store, i0, j * NR, pf);
-      else if constexpr (kTailCols > 0)
-        tile<kLineTail, kTailCols, KB, kPart, kS>(ar, b_tail, off, partial, store, i0, j * NR, pf);
-    }
-  } else if (r < kFullRows) {
+  const int64_t i0 = Tiling::first_row(r);
+  if (Tiling::full(r)) {
     const auto ar = A::template rows<MR, K>(a, r, k0);
     if (j < kFullPanels)
-      tile<MR, NR, KB, kPart, kS>(ar, b_full, off, partial, store, r * MR, j * NR, pf);
+      tile<MR, NR, KB, kPart, kS>(ar, b_full, off, partial, store, i0, j * NR, pf);
     else if constexpr (kTailCols > 0)
-      tile<MR, kTailCols, KB, kPart, kS>(ar, b_tail, off, partial, store, r * MR, j * NR, pf);
+      tile<MR, kTailCols, KB, kPart, kS>(ar, b_tail, off, partial, store, i0, j * NR, pf);
   } else if constexpr (kTailRows > 0) {
     const auto ar = A::template rows<kTailRows, K>(a, r, k0);
     if (j < kFullPanels)
-      tile<kTailRows, NR, KB, kPart, kS>(ar, b_full, off, partial, store, r * MR, j * NR, pf);
+      tile<kTailRows, NR, KB, kPart, kS>(ar, b_full, off, partial, store, i0, j * NR, pf);
     else if constexpr (kTailCols > 0)
-      tile<kTailRows, kTailCols, KB, kPart, kS>(ar, b_tail, off, partial, store, r * MR, j * NR,
-                                                pf);
+      tile<kTailRows, kTailCols, KB, kPart, kS>(ar, b_tail, off, partial, store, i0, j * NR, pf);
   }
 }
 

@@ -393,7 +393,7 @@ struct BlockedPixels {
   static constexpr int kRows = kMR;
   static_assert(kMR <= kMaxTileRows, "more rows than the registers hold");
   static constexpr bool kPrefetchB = true;  // see gemm
-  static constexpr bool kLines = false;  // row tiles run over all M rows (see tile_at)
+  static constexpr bool kLines = false;  // row tiles run over all M rows (RowTiling)
   struct Rows {
     const float* a;  // pixel 0 of the tile, channel 0
     int64_t k0;
